@@ -1,0 +1,44 @@
+using System.Buffers.Binary;
+using System.Runtime.InteropServices;
+
+namespace IpcBench.Transports;
+
+/// <summary>
+/// The 32 bytes every message carries in front of its payload, on every transport. Stream transports use
+/// <see cref="PayloadLength"/> as their frame length, so they add nothing else on the wire.
+/// </summary>
+[StructLayout(LayoutKind.Sequential, Pack = 1)]
+public struct MessageHeader
+{
+    public const int Size = 32;
+
+    public int PayloadLength;
+    public ushort PublisherIndex;
+    public MessageFlags Flags;
+    public long Sequence;
+
+    /// <summary>CLOCK_MONOTONIC nanoseconds, comparable across processes; the intended send time when rate-limited.</summary>
+    public long SendTimestampNs;
+
+    /// <summary>Checksum of the payload seeded with the sequence number; 0 when the payload is not written.</summary>
+    public ulong Checksum;
+
+    public static MessageHeader Read(ReadOnlySpan<byte> message) => MemoryMarshal.Read<MessageHeader>(message);
+
+    public readonly void Write(Span<byte> message) => MemoryMarshal.Write(message, in this);
+
+    /// <summary>Reads only the frame length, for transports that delimit messages in a byte stream.</summary>
+    public static int ReadPayloadLength(ReadOnlySpan<byte> message) => BinaryPrimitives.ReadInt32LittleEndian(message);
+}
+
+[Flags]
+public enum MessageFlags : ushort
+{
+    None = 0,
+
+    /// <summary>The publisher's last message: it sent nothing after this.</summary>
+    EndOfStream = 1,
+
+    /// <summary>The payload was written and the checksum is meaningful.</summary>
+    FullPayload = 2,
+}

@@ -1,0 +1,323 @@
+using System.Collections.Concurrent;
+using System.Threading.Channels;
+
+namespace IpcBench.Transports.Channels;
+
+/// <summary>
+/// The in-process baseline: System.Threading.Channels between threads of one process. A message is written once into a
+/// pooled buffer and the same buffer is handed to every subscriber (reference counted), as shared memory would be.
+/// </summary>
+public sealed class ChannelsTransport : ITransport
+{
+    private static readonly ConcurrentDictionary<string, ChannelPublisher> Publishers = new();
+
+    public string Id => "channels";
+
+    public string Description => "System.Threading.Channels, in-process only (publishers and subscribers are threads of the daemon)";
+
+    public TransportCapabilities Capabilities { get; } = new(
+        CrossProcess: false,
+        ZeroCopy: true,
+        SupportsRoundTrip: true,
+        WaitModes: [WaitMode.Spin, WaitMode.Yield, WaitMode.Block],
+        DefaultWaitMode: WaitMode.Yield,
+        MaxPayloadBytes: 64 * 1024 * 1024);
+
+    public string? UnavailableReason => null;
+
+    public IPublisherEndpoint CreatePublisher(PublisherOptions options)
+    {
+        var address = $"inproc:{options.ScenarioKey}/p{options.PublisherIndex}";
+        var publisher = new ChannelPublisher(address, options, () => Publishers.TryRemove(address, out _));
+        if (!Publishers.TryAdd(address, publisher))
+        {
+            throw new InvalidOperationException($"In-process publisher {address} already exists.");
+        }
+
+        return publisher;
+    }
+
+    public ISubscriberEndpoint CreateSubscriber(SubscriberOptions options, CancellationToken cancellationToken)
+    {
+        var receivers = new List<IMessageReceiver>();
+        foreach (var address in options.Publishers)
+        {
+            if (!Publishers.TryGetValue(address.Address, out var publisher))
+            {
+                throw new InvalidOperationException($"No in-process publisher at {address.Address}; the channels transport cannot cross processes.");
+            }
+
+            receivers.Add(publisher.Attach(address.PublisherIndex, options.WaitMode));
+        }
+
+        return new ChannelSubscriber(receivers);
+    }
+
+    private sealed class ChannelSubscriber(List<IMessageReceiver> receivers) : ISubscriberEndpoint
+    {
+        public IReadOnlyList<IMessageReceiver> Receivers => receivers;
+
+        public void Dispose()
+        {
+            foreach (var receiver in receivers)
+            {
+                ((ChannelLink)receiver).Close();
+            }
+        }
+    }
+}
+
+/// <summary>A message buffer shared by every subscriber of a publisher; returns to its pool when the last one releases it.</summary>
+internal sealed class PooledMessage(byte[] buffer, ConcurrentQueue<PooledMessage> pool)
+{
+    private int _references;
+
+    public byte[] Buffer { get; } = buffer;
+
+    public int Length { get; set; }
+
+    public void SetReferences(int count) => Volatile.Write(ref _references, count);
+
+    public void AddReference() => Interlocked.Increment(ref _references);
+
+    public void Release()
+    {
+        if (Interlocked.Decrement(ref _references) == 0)
+        {
+            pool.Enqueue(this);
+        }
+    }
+}
+
+internal sealed class ChannelLink : IMessageReceiver
+{
+    private readonly WaitMode _waitMode;
+    private PooledMessage? _held;
+    private volatile bool _closed;
+
+    public ChannelLink(int publisherIndex, int capacity, WaitMode waitMode)
+    {
+        _waitMode = waitMode;
+        PublisherIndexes = [publisherIndex];
+        Messages = Channel.CreateBounded<PooledMessage>(new BoundedChannelOptions(capacity)
+        {
+            SingleReader = true,
+            SingleWriter = true,
+            FullMode = BoundedChannelFullMode.Wait,
+        });
+        Replies = Channel.CreateBounded<PooledMessage>(new BoundedChannelOptions(1) { SingleReader = true, SingleWriter = true });
+    }
+
+    public IReadOnlyList<int> PublisherIndexes { get; }
+
+    public Channel<PooledMessage> Messages { get; }
+
+    public Channel<PooledMessage> Replies { get; }
+
+    public bool IsClosed => _closed;
+
+    public WaitMode WaitMode => _waitMode;
+
+    public bool TryReceive(out ReadOnlySpan<byte> message, CancellationToken cancellationToken)
+    {
+        if (ChannelWait.TryRead(Messages.Reader, _waitMode, cancellationToken, out var pooled))
+        {
+            _held = pooled;
+            message = pooled.Buffer.AsSpan(0, pooled.Length);
+            return true;
+        }
+
+        message = default;
+        return false;
+    }
+
+    public void Reply(ReadOnlySpan<byte> message)
+    {
+        // The echo is the very buffer received: in-process there is nothing to copy back.
+        var held = _held!;
+        held.AddReference();
+        ChannelWait.Write(Replies.Writer, held, _waitMode, () => _closed);
+    }
+
+    public void Release()
+    {
+        _held?.Release();
+        _held = null;
+    }
+
+    public void Close()
+    {
+        _closed = true;
+        Messages.Writer.TryComplete();
+        Replies.Writer.TryComplete();
+    }
+}
+
+internal static class ChannelWait
+{
+    public static bool TryRead(ChannelReader<PooledMessage> reader, WaitMode mode, CancellationToken cancellationToken, out PooledMessage message)
+    {
+        while (!reader.TryRead(out message!))
+        {
+            if (reader.Completion.IsCompleted || cancellationToken.IsCancellationRequested)
+            {
+                return false;
+            }
+
+            if (mode == WaitMode.Block)
+            {
+                try
+                {
+                    if (!reader.WaitToReadAsync(cancellationToken).AsTask().GetAwaiter().GetResult())
+                    {
+                        return false;
+                    }
+                }
+                catch (OperationCanceledException)
+                {
+                    return false;
+                }
+            }
+            else
+            {
+                Idle.Pause(mode);
+            }
+        }
+
+        return true;
+    }
+
+    public static void Write(ChannelWriter<PooledMessage> writer, PooledMessage message, WaitMode mode, Func<bool> isClosed)
+    {
+        while (!writer.TryWrite(message))
+        {
+            if (isClosed())
+            {
+                throw new IOException("The subscriber is gone.");
+            }
+
+            if (mode == WaitMode.Block)
+            {
+                if (!writer.WaitToWriteAsync().AsTask().GetAwaiter().GetResult())
+                {
+                    throw new IOException("The subscriber is gone.");
+                }
+            }
+            else
+            {
+                Idle.Pause(mode);
+            }
+        }
+    }
+}
+
+internal sealed class ChannelPublisher : IPublisherEndpoint
+{
+    private readonly PublisherOptions _options;
+    private readonly Action _unregister;
+    private readonly ConcurrentQueue<PooledMessage> _pool = new();
+    private readonly List<ChannelLink> _links = [];
+    private readonly int _capacity;
+    private readonly object _gate = new();
+    private ChannelLink[] _snapshot = [];
+    private PooledMessage? _loaned;
+    private int _nextReply;
+    private PooledMessage? _replyHeld;
+
+    public ChannelPublisher(string address, PublisherOptions options, Action unregister)
+    {
+        Address = address;
+        _options = options;
+        _unregister = unregister;
+        // Bound queued bytes per link to ~64 MiB so large payloads do not balloon the pool.
+        _capacity = Math.Clamp(64 * 1024 * 1024 / options.MaxMessageBytes, 4, 1024);
+    }
+
+    public string Address { get; }
+
+    public ChannelLink Attach(int publisherIndex, WaitMode waitMode)
+    {
+        var link = new ChannelLink(publisherIndex, _capacity, waitMode);
+        lock (_gate)
+        {
+            _links.Add(link);
+            Monitor.PulseAll(_gate);
+        }
+
+        return link;
+    }
+
+    public void WaitForSubscribers(int count, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        var deadline = DateTime.UtcNow + timeout;
+        lock (_gate)
+        {
+            while (_links.Count < count)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                if (DateTime.UtcNow >= deadline)
+                {
+                    throw new TimeoutException($"Only {_links.Count} of {count} subscribers attached to {Address}.");
+                }
+
+                Monitor.Wait(_gate, TimeSpan.FromMilliseconds(50));
+            }
+
+            _snapshot = [.. _links];
+        }
+    }
+
+    public Span<byte> Loan(int length)
+    {
+        if (!_pool.TryDequeue(out var message))
+        {
+            message = new PooledMessage(GC.AllocateUninitializedArray<byte>(_options.MaxMessageBytes), _pool);
+        }
+
+        message.Length = length;
+        _loaned = message;
+        return message.Buffer.AsSpan(0, length);
+    }
+
+    public void Send()
+    {
+        var message = _loaned!;
+        _loaned = null;
+        message.SetReferences(_snapshot.Length);
+        foreach (var link in _snapshot)
+        {
+            ChannelWait.Write(link.Messages.Writer, message, link.WaitMode, () => link.IsClosed);
+        }
+    }
+
+    public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken)
+    {
+        var link = _snapshot[_nextReply];
+        _nextReply = (_nextReply + 1) % _snapshot.Length;
+        if (ChannelWait.TryRead(link.Replies.Reader, _options.WaitMode, cancellationToken, out var message))
+        {
+            _replyHeld = message;
+            reply = message.Buffer.AsSpan(0, message.Length);
+            return true;
+        }
+
+        reply = default;
+        return false;
+    }
+
+    public void ReleaseReply()
+    {
+        _replyHeld?.Release();
+        _replyHeld = null;
+    }
+
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _links.ForEach(l => l.Close());
+        }
+
+        _unregister();
+    }
+}

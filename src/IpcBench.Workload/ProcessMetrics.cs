@@ -1,0 +1,56 @@
+using System.Runtime.InteropServices;
+
+namespace IpcBench.Workload;
+
+/// <summary>CPU time and peak RSS of the calling process, from getrusage (microsecond CPU resolution, unlike /proc's ticks).</summary>
+public static partial class ProcessMetrics
+{
+    private const int RusageSelf = 0;
+
+    public readonly record struct Sample(double CpuSeconds, ulong PeakRssBytes, long TakenAtNs);
+
+    public static Sample Take()
+    {
+        if (!OperatingSystem.IsLinux() || GetRusage(RusageSelf, out var usage) != 0)
+        {
+            using var process = System.Diagnostics.Process.GetCurrentProcess();
+            return new Sample(process.TotalProcessorTime.TotalSeconds, (ulong)process.PeakWorkingSet64, MonotonicClock.NowNs());
+        }
+
+        double cpu = usage.UserSeconds + usage.UserMicroseconds / 1e6 + usage.SystemSeconds + usage.SystemMicroseconds / 1e6;
+        return new Sample(cpu, (ulong)usage.MaxRssKilobytes * 1024, MonotonicClock.NowNs());
+    }
+
+    /// <summary>CPU % of one core between two samples: 100 means one core busy the whole time.</summary>
+    public static double CpuPercent(Sample from, Sample to)
+    {
+        double wall = (to.TakenAtNs - from.TakenAtNs) / 1e9;
+        return wall <= 0 ? 0 : (to.CpuSeconds - from.CpuSeconds) / wall * 100.0;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct Rusage
+    {
+        public long UserSeconds;
+        public long UserMicroseconds;
+        public long SystemSeconds;
+        public long SystemMicroseconds;
+        public long MaxRssKilobytes;
+        private readonly long _ixrss;
+        private readonly long _idrss;
+        private readonly long _isrss;
+        private readonly long _minflt;
+        private readonly long _majflt;
+        private readonly long _nswap;
+        private readonly long _inblock;
+        private readonly long _oublock;
+        private readonly long _msgsnd;
+        private readonly long _msgrcv;
+        private readonly long _nsignals;
+        private readonly long _nvcsw;
+        private readonly long _nivcsw;
+    }
+
+    [LibraryImport("libc", EntryPoint = "getrusage", SetLastError = true)]
+    private static partial int GetRusage(int who, out Rusage usage);
+}

@@ -1,0 +1,139 @@
+using IpcBench.Transports;
+
+namespace IpcBench.Workload;
+
+/// <summary>
+/// Runs one subscriber: its transport endpoint and a dedicated thread per receiver. Used by agent processes and, for
+/// in-process transports, by the daemon itself, so both measure the same way.
+/// </summary>
+public sealed class SubscriberHost : IDisposable
+{
+    private readonly ISubscriberEndpoint _endpoint;
+    private readonly List<ReceiverWorker> _workers = [];
+    private readonly List<HistogramIntervalReader> _intervalReaders = [];
+    private readonly List<Thread> _threads = [];
+    private readonly CancellationTokenSource _stop = new();
+    private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly int _subscriberIndex;
+    private int _running;
+    private Exception? _failure;
+
+    private SubscriberHost(ISubscriberEndpoint endpoint, SubscriberPlan plan, int subscriberIndex)
+    {
+        _endpoint = endpoint;
+        _subscriberIndex = subscriberIndex;
+        foreach (var receiver in endpoint.Receivers)
+        {
+            var worker = new ReceiverWorker(receiver, plan, Window);
+            _workers.Add(worker);
+            _intervalReaders.Add(new HistogramIntervalReader(worker.Latency));
+        }
+    }
+
+    public MeasurementWindow Window { get; } = new();
+
+    /// <summary>Completes when every receiver has ended; faults if one failed.</summary>
+    public Task Completion => _completion.Task;
+
+    public bool SawEveryEndOfStream => _workers.All(w => w.SawEveryEndOfStream);
+
+    public static SubscriberHost Connect(ITransport transport, SubscriberOptions options, SubscriberPlan plan, CancellationToken cancellationToken)
+    {
+        var endpoint = transport.CreateSubscriber(options, cancellationToken);
+        return new SubscriberHost(endpoint, plan, options.SubscriberIndex);
+    }
+
+    public void Start()
+    {
+        _running = _workers.Count;
+        for (int i = 0; i < _workers.Count; i++)
+        {
+            var worker = _workers[i];
+            var thread = new Thread(() => RunWorker(worker))
+            {
+                IsBackground = true,
+                Name = $"sub{_subscriberIndex}-rx{i}",
+            };
+            _threads.Add(thread);
+            thread.Start();
+        }
+
+        if (_workers.Count == 0)
+        {
+            _completion.TrySetResult();
+        }
+    }
+
+    private void RunWorker(ReceiverWorker worker)
+    {
+        try
+        {
+            worker.Run(_stop.Token);
+        }
+        catch (Exception e)
+        {
+            Interlocked.CompareExchange(ref _failure, e, null);
+        }
+        finally
+        {
+            if (Interlocked.Decrement(ref _running) == 0)
+            {
+                if (_failure is { } failure)
+                {
+                    _completion.TrySetException(failure);
+                }
+                else
+                {
+                    _completion.TrySetResult();
+                }
+            }
+        }
+    }
+
+    public ReceiverCounters Counters => _workers.Aggregate(default(ReceiverCounters), (sum, w) => sum + w.Counters);
+
+    /// <summary>Per publisher: the sequence number each receiver expects next (the highest known count sent).</summary>
+    public long[] NextSequenceByPublisher(int totalPublishers)
+    {
+        var next = new long[totalPublishers];
+        foreach (var worker in _workers)
+        {
+            for (int p = 0; p < totalPublishers; p++)
+            {
+                next[p] = Math.Max(next[p], worker.NextSequence(p));
+            }
+        }
+
+        return next;
+    }
+
+    /// <summary>Latency recorded since the previous call. Call from one reporting thread.</summary>
+    public LatencyHistogram TakeLatencyInterval()
+    {
+        var interval = new LatencyHistogram();
+        foreach (var reader in _intervalReaders)
+        {
+            reader.ReadInterval(interval);
+        }
+
+        return interval;
+    }
+
+    /// <summary>Ends the receivers now (closing the links wakes receivers blocked in the kernel).</summary>
+    public void Stop()
+    {
+        _stop.Cancel();
+        _endpoint.Dispose();
+    }
+
+    public void Dispose()
+    {
+        Stop();
+        foreach (var thread in _threads)
+        {
+            thread.Join(TimeSpan.FromSeconds(5));
+        }
+
+        _stop.Dispose();
+    }
+}

@@ -1,0 +1,84 @@
+using IpcBench.Transports;
+
+namespace IpcBench.Transports.Tests;
+
+[Collection(nameof(SerialMeasurements))]
+public class TransportDeliveryTests
+{
+    public static TheoryData<string> TransportIds() => new(TransportRegistry.CreateDefault().All.Select(t => t.Id));
+
+    private static ITransport Transport(string id) => TransportRegistry.CreateDefault().Find(id)!;
+
+    [Theory]
+    [MemberData(nameof(TransportIds))]
+    public void All_to_all_delivers_every_message_to_every_subscriber_intact(string id)
+    {
+        var outcome = InProcessLoop.Run(Transport(id), publishers: 2, subscribers: 3, payloadBytes: 1000, messagesPerPublisher: 20_000);
+
+        Assert.Equal(40_000, outcome.Sent);
+        Assert.Equal(outcome.Sent * 3, outcome.Received.Received);
+        Assert.Equal(0, outcome.Received.Lost);
+        Assert.Equal(0, outcome.Received.Corrupted);
+        Assert.Equal(0, outcome.Received.Duplicated);
+        Assert.Equal(outcome.Sent * 3, outcome.Latency.TotalCount);
+    }
+
+    [Theory]
+    [MemberData(nameof(TransportIds))]
+    public void Paired_topology_delivers_each_publisher_to_its_own_subscriber(string id)
+    {
+        var outcome = InProcessLoop.Run(Transport(id), publishers: 3, subscribers: 3, payloadBytes: 64, messagesPerPublisher: 10_000, paired: true);
+
+        Assert.Equal(30_000, outcome.Received.Received);
+        Assert.Equal(0, outcome.Received.Lost + outcome.Received.Corrupted + outcome.Received.Duplicated);
+    }
+
+    [Theory]
+    [MemberData(nameof(TransportIds))]
+    public void Round_trip_measures_one_echo_per_subscriber_per_message(string id)
+    {
+        var outcome = InProcessLoop.Run(Transport(id), publishers: 1, subscribers: 2, payloadBytes: 8, messagesPerPublisher: 2_000, roundTrip: true);
+
+        Assert.Equal(4_000, outcome.Received.Received);
+        Assert.Equal(0, outcome.BadEchoes);
+        Assert.Equal(4_000, outcome.Latency.TotalCount);
+        Assert.True(outcome.Latency.ValueAtPercentile(50) > 0);
+    }
+
+    [Theory]
+    [InlineData("uds", WaitMode.Spin)]
+    [InlineData("tcp", WaitMode.Yield)]
+    [InlineData("channels", WaitMode.Block)]
+    [InlineData("channels", WaitMode.Spin)]
+    public void Polling_and_blocking_wait_modes_deliver_everything(string id, WaitMode mode)
+    {
+        var outcome = InProcessLoop.Run(Transport(id), publishers: 1, subscribers: 1, payloadBytes: 100_000, messagesPerPublisher: 2_000, waitMode: mode);
+
+        Assert.Equal(2_000, outcome.Received.Received);
+        Assert.Equal(0, outcome.Received.Corrupted + outcome.Received.Lost);
+    }
+
+    [Theory]
+    [InlineData("uds")]
+    [InlineData("named-pipes")]
+    public void Large_messages_are_reassembled_across_many_reads(string id)
+    {
+        var outcome = InProcessLoop.Run(Transport(id), publishers: 1, subscribers: 2, payloadBytes: 4 * 1024 * 1024, messagesPerPublisher: 40);
+
+        Assert.Equal(80, outcome.Received.Received);
+        Assert.Equal(0, outcome.Received.Corrupted);
+    }
+
+    [Fact]
+    public void Header_only_runs_do_not_fail_verification()
+    {
+        var outcome = InProcessLoop.Run(Transport("uds"), publishers: 1, subscribers: 1, payloadBytes: 512, messagesPerPublisher: 5_000, full: false);
+
+        Assert.Equal(5_000, outcome.Received.Received);
+        Assert.Equal(0, outcome.Received.Corrupted);
+    }
+}
+
+/// <summary>Tests that spin or measure share the 2 cores badly; one collection runs them one at a time.</summary>
+[CollectionDefinition(nameof(SerialMeasurements), DisableParallelization = true)]
+public sealed class SerialMeasurements;
