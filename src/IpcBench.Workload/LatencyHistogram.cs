@@ -98,6 +98,8 @@ public sealed class LatencyHistogram
     /// </summary>
     public void CopyCountsTo(long[] destination) => _counts.AsSpan().CopyTo(destination);
 
+    public ReadOnlySpan<long> Counts => _counts;
+
     /// <summary>Calls <paramref name="visit"/> with (bucket value, count) for every non-empty bucket.</summary>
     public static void ForEachBucket(ReadOnlySpan<long> counts, Action<long, long> visit)
     {

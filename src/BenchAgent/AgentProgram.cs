@@ -1,0 +1,242 @@
+using Google.Protobuf.WellKnownTypes;
+using IpcBench.GrpcLite;
+using IpcBench.Transports;
+using IpcBench.V1;
+using IpcBench.Workload;
+
+namespace IpcBench.Agent;
+
+/// <summary>
+/// One subscriber process. It attaches to its daemon, connects to the publishers it is assigned, verifies and measures
+/// what it receives, reports once a second and once at the end, and exits when told to or when the daemon is gone.
+/// </summary>
+public sealed class AgentProgram : IAsyncDisposable
+{
+    private const string AttachMethod = "/ipcbench.v1.AgentLink/Attach";
+    private const string ReportMethod = "/ipcbench.v1.AgentLink/Report";
+    private static readonly TimeSpan ProgressInterval = TimeSpan.FromSeconds(1);
+
+    private readonly AgentArguments _arguments;
+    private readonly GrpcLiteChannel _daemon;
+    private readonly SemaphoreSlim _reportGate = new(1, 1);
+    private readonly CancellationTokenSource _stopProgress = new();
+    private SubscriberHost? _host;
+    private int _totalPublishers;
+    private Task _progress = Task.CompletedTask;
+    private ProcessMetrics.Sample? _atMeasureStart;
+
+    private AgentProgram(AgentArguments arguments)
+    {
+        _arguments = arguments;
+        _daemon = new GrpcLiteChannel(arguments.DaemonAddress);
+    }
+
+    public static async Task<int> RunAsync(string[] args)
+    {
+        AgentArguments arguments;
+        try
+        {
+            arguments = AgentArguments.Parse(args);
+        }
+        catch (ArgumentException e)
+        {
+            Console.Error.WriteLine($"BenchAgent: {e.Message}");
+            return 2;
+        }
+
+        ParentWatchdog.Start(arguments.DaemonPid, Log);
+        await using var agent = new AgentProgram(arguments);
+        return await agent.RunAsync().ConfigureAwait(false);
+    }
+
+    private static void Log(string message) => Console.Error.WriteLine(message);
+
+    private async Task<int> RunAsync()
+    {
+        var attach = new AttachRequest
+        {
+            ScenarioId = _arguments.ScenarioId,
+            AgentIndex = _arguments.Index,
+            Token = _arguments.Token,
+            Pid = Environment.ProcessId,
+        };
+        try
+        {
+            await foreach (var command in _daemon.ServerStreamingAsync(AttachMethod, attach, AgentCommand.Parser).ConfigureAwait(false))
+            {
+                switch (command.CommandCase)
+                {
+                    case AgentCommand.CommandOneofCase.Assignment:
+                        await OnAssignmentAsync(command.Assignment).ConfigureAwait(false);
+                        break;
+                    case AgentCommand.CommandOneofCase.Start:
+                        OnStart(command.Start.MeasureFromMonotonicNs);
+                        break;
+                    case AgentCommand.CommandOneofCase.Stop:
+                        await OnStopAsync(command.Stop.DrainTimeout?.ToTimeSpan() ?? TimeSpan.FromSeconds(10)).ConfigureAwait(false);
+                        return 0;
+                }
+            }
+
+            Log("the daemon ended the scenario without a stop; exiting");
+            return 4;
+        }
+        catch (RpcException e)
+        {
+            Log($"lost the daemon: {e.StatusCode}: {e.Message}");
+            return ParentWatchdog.ExitCode;
+        }
+        catch (Exception e)
+        {
+            Log($"failed: {e.Message}");
+            await TryReportAsync(ReportKind.Failed, e.Message).ConfigureAwait(false);
+            return 1;
+        }
+    }
+
+    private async Task OnAssignmentAsync(Assignment assignment)
+    {
+        var spec = assignment.Spec;
+        var transport = TransportRegistry.CreateDefault().Find(spec.Transport)
+            ?? throw new InvalidOperationException($"this agent does not know transport '{spec.Transport}'");
+        var waitMode = spec.WaitStrategy switch
+        {
+            WaitStrategy.Spin => WaitMode.Spin,
+            WaitStrategy.Yield => WaitMode.Yield,
+            _ => WaitMode.Block,
+        };
+        bool roundTrip = spec.Mode == Mode.RoundTrip;
+        bool full = spec.PayloadAccess != PayloadAccess.HeaderOnly;
+        _totalPublishers = spec.Publishers;
+        var options = new SubscriberOptions(
+            new TransportEnvironment(Path.GetTempPath(), _arguments.DaemonPid),
+            _arguments.ScenarioId,
+            assignment.SubscriberIndex,
+            [.. assignment.Publishers.Select(p => new PublisherAddress(p.PublisherIndex, p.Address))],
+            spec.Publishers,
+            spec.Subscribers,
+            MessageHeader.Size + spec.PayloadBytes,
+            waitMode,
+            roundTrip);
+        _host = SubscriberHost.Connect(transport, options, new SubscriberPlan(spec.PayloadBytes, full, roundTrip, spec.Publishers), CancellationToken.None);
+        _host.Start();
+        _ = _host.Completion.ContinueWith(
+            t => TryReportAsync(ReportKind.Failed, t.Exception!.GetBaseException().Message),
+            TaskContinuationOptions.OnlyOnFaulted);
+        Log($"subscriber {assignment.SubscriberIndex} connected to {assignment.Publishers.Count} publisher(s) over {transport.Id}");
+        await ReportAsync(ReportKind.Ready).ConfigureAwait(false);
+    }
+
+    private void OnStart(long measureFromNs)
+    {
+        var host = _host ?? throw new InvalidOperationException("start before assignment");
+        host.Window.Start(measureFromNs);
+        var untilMeasure = TimeSpan.FromTicks(Math.Max(0, measureFromNs - MonotonicClock.NowNs()) / 100);
+        _ = Task.Delay(untilMeasure).ContinueWith(_ => _atMeasureStart = ProcessMetrics.Take(), TaskScheduler.Default);
+        _progress = ReportProgressAsync(_stopProgress.Token);
+    }
+
+    private async Task ReportProgressAsync(CancellationToken cancellationToken)
+    {
+        using var timer = new PeriodicTimer(ProgressInterval);
+        try
+        {
+            while (await timer.WaitForNextTickAsync(cancellationToken).ConfigureAwait(false))
+            {
+                await ReportAsync(ReportKind.Progress).ConfigureAwait(false);
+            }
+        }
+        catch (OperationCanceledException)
+        {
+        }
+    }
+
+    private async Task OnStopAsync(TimeSpan drainTimeout)
+    {
+        var host = _host ?? throw new InvalidOperationException("stop before assignment");
+        await Task.WhenAny(host.Completion, Task.Delay(drainTimeout)).ConfigureAwait(false);
+        if (!host.Completion.IsCompleted)
+        {
+            Log($"publishers did not end their streams within {drainTimeout.TotalSeconds:0.#} s; what did not arrive counts as lost");
+        }
+
+        host.Stop();
+        _stopProgress.Cancel();
+        await _progress.ConfigureAwait(false);
+        await ReportAsync(ReportKind.Final).ConfigureAwait(false);
+    }
+
+    private async Task TryReportAsync(ReportKind kind, string error)
+    {
+        try
+        {
+            await ReportAsync(kind, error).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is RpcException or OperationCanceledException)
+        {
+            Log($"could not report {kind}: {e.Message}");
+        }
+    }
+
+    private async Task ReportAsync(ReportKind kind, string error = "")
+    {
+        await _reportGate.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            var report = new AgentReport
+            {
+                ScenarioId = _arguments.ScenarioId,
+                AgentIndex = _arguments.Index,
+                Token = _arguments.Token,
+                Kind = kind,
+                Error = error,
+            };
+            if (_host is { } host)
+            {
+                var counters = host.Counters;
+                report.Counters = new SubscriberCounters
+                {
+                    Received = (ulong)counters.Received,
+                    Lost = (ulong)counters.Lost,
+                    Corrupted = (ulong)counters.Corrupted,
+                    Duplicated = (ulong)counters.Duplicated,
+                    MeasuredReceived = (ulong)counters.MeasuredReceived,
+                    MeasuredBytes = (ulong)counters.MeasuredBytes,
+                };
+                report.Counters.NextSequenceByPublisher.AddRange(host.NextSequenceByPublisher(_totalPublishers));
+                var latency = host.TakeLatencyInterval();
+                var histogram = new HistogramData();
+                LatencyHistogram.ForEachBucket(latency.Counts, (value, count) =>
+                {
+                    histogram.Values.Add(value);
+                    histogram.Counts.Add(count);
+                });
+                report.LatencyInterval = histogram;
+            }
+
+            var now = ProcessMetrics.Take();
+            var start = _atMeasureStart ?? now;
+            report.Process = new ProcessSample
+            {
+                Pid = Environment.ProcessId,
+                CpuSeconds = now.CpuSeconds,
+                MeasuredCpuSeconds = now.CpuSeconds - start.CpuSeconds,
+                MeasuredWallSeconds = (now.TakenAtNs - start.TakenAtNs) / 1e9,
+                PeakRssBytes = now.PeakRssBytes,
+            };
+            await _daemon.UnaryAsync(ReportMethod, report, ReportAck.Parser, CancellationToken.None, TimeSpan.FromSeconds(10)).ConfigureAwait(false);
+        }
+        finally
+        {
+            _reportGate.Release();
+        }
+    }
+
+    public ValueTask DisposeAsync()
+    {
+        _host?.Dispose();
+        _daemon.Dispose();
+        _stopProgress.Dispose();
+        return ValueTask.CompletedTask;
+    }
+}

@@ -1,0 +1,3 @@
+using IpcBench.Agent;
+
+return await AgentProgram.RunAsync(args);

@@ -1,0 +1,122 @@
+using System.Diagnostics;
+using IpcBench.Daemon.Hosting;
+using Microsoft.Extensions.Options;
+
+namespace IpcBench.Daemon.Agents;
+
+/// <summary>Starts BenchAgent processes and forwards their output into the daemon's log under their own identity.</summary>
+public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirectory runtime, ILogger<AgentLauncher> logger)
+{
+    public const string TokenVariable = "IPCBENCH_AGENT_TOKEN";
+
+    private readonly Lazy<(string FileName, string[] Prefix)> _executable = new(() => Resolve(options.Value.AgentPath));
+
+    public string? UnavailableReason
+    {
+        get
+        {
+            try
+            {
+                _ = _executable.Value;
+                return null;
+            }
+            catch (FileNotFoundException e)
+            {
+                return e.Message;
+            }
+        }
+    }
+
+    public void Launch(AgentSession session)
+    {
+        var (fileName, prefix) = _executable.Value;
+        var start = new ProcessStartInfo(fileName)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in prefix)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        string[] arguments =
+        [
+            "--daemon", "unix:" + runtime.AgentSocketPath,
+            "--scenario", session.ScenarioId,
+            "--index", session.Index.ToString(),
+            "--daemon-pid", Environment.ProcessId.ToString(),
+        ];
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        // In the environment, not the command line, so other users cannot read it from ps.
+        start.Environment[TokenVariable] = session.Token;
+
+        var process = new Process { StartInfo = start, EnableRaisingEvents = true };
+        process.OutputDataReceived += (_, e) => Forward(session, e.Data);
+        process.ErrorDataReceived += (_, e) => Forward(session, e.Data);
+        process.Exited += (_, _) => session.OnExited(SafeExitCode(process));
+        process.Start();
+        session.AgentProcess = process;
+        session.Pid = process.Id;
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        logger.LogInformation("Started {Agent} for scenario {ScenarioId}", session.Name, session.ScenarioId);
+    }
+
+    private void Forward(AgentSession session, string? line)
+    {
+        if (!string.IsNullOrWhiteSpace(line))
+        {
+            using (logger.BeginScope(new Dictionary<string, object> { ["ScenarioId"] = session.ScenarioId, ["Agent"] = session.Index }))
+            {
+                logger.LogInformation("[agent {AgentIndex} pid {AgentPid}] {AgentLine}", session.Index, session.Pid, line);
+            }
+        }
+    }
+
+    private static int SafeExitCode(Process process)
+    {
+        try
+        {
+            return process.ExitCode;
+        }
+        catch (InvalidOperationException)
+        {
+            return -1;
+        }
+    }
+
+    private static (string, string[]) Resolve(string? configured)
+    {
+        if (!string.IsNullOrEmpty(configured))
+        {
+            if (!File.Exists(configured))
+            {
+                throw new FileNotFoundException($"IpcBench:AgentPath '{configured}' does not exist.");
+            }
+
+            return configured.EndsWith(".dll", StringComparison.OrdinalIgnoreCase) ? (DotnetHost(), [configured]) : (configured, []);
+        }
+
+        var apphost = Path.Combine(AppContext.BaseDirectory, "BenchAgent");
+        if (File.Exists(apphost))
+        {
+            return (apphost, []);
+        }
+
+        var assembly = Path.Combine(AppContext.BaseDirectory, "BenchAgent.dll");
+        if (File.Exists(assembly))
+        {
+            return (DotnetHost(), [assembly]);
+        }
+
+        throw new FileNotFoundException($"BenchAgent was not found beside the daemon in {AppContext.BaseDirectory}; build the solution or set IpcBench:AgentPath.");
+    }
+
+    private static string DotnetHost() => Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } host ? host : "dotnet";
+}

@@ -1,0 +1,213 @@
+using System.Diagnostics;
+using System.Security.Cryptography;
+using System.Text;
+using System.Threading.Channels;
+using IpcBench.Daemon.Scenarios;
+using IpcBench.V1;
+using IpcBench.Workload;
+
+namespace IpcBench.Daemon.Agents;
+
+/// <summary>
+/// One agent process and its conversation with the daemon: the daemon streams commands down the agent's Attach call;
+/// the agent reports readiness, progress and its final counters through Report.
+/// </summary>
+public sealed class AgentSession : SubscriberHandle
+{
+    private readonly Channel<AgentCommand> _commands = Channel.CreateUnbounded<AgentCommand>();
+    private readonly TaskCompletionSource _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly TaskCompletionSource _final = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly Action<string> _fail;
+    private readonly ILogger _logger;
+    private readonly byte[] _token;
+    private ReceiverCounters _counters;
+    private ProcessStats? _process;
+    private int _attached;
+
+    public AgentSession(string scenarioId, int index, Assignment assignment, Action<string> fail, ILogger logger)
+        : base(index)
+    {
+        ScenarioId = scenarioId;
+        Assignment = assignment;
+        _fail = fail;
+        _logger = logger;
+        Token = Convert.ToHexString(RandomNumberGenerator.GetBytes(16));
+        _token = Encoding.ASCII.GetBytes(Token);
+    }
+
+    public string ScenarioId { get; }
+
+    public Assignment Assignment { get; }
+
+    /// <summary>Per-agent secret handed over in the agent's environment; only our own child can attach as this agent.</summary>
+    public string Token { get; }
+
+    public Process? AgentProcess { get; set; }
+
+    public int Pid { get; set; }
+
+    public override string Name => Pid > 0 ? $"agent {Index} (pid {Pid})" : $"agent {Index}";
+
+    public override Task Ready => _ready.Task;
+
+    public bool Finished => _final.Task.IsCompleted;
+
+    public override ReceiverCounters Counters
+    {
+        get
+        {
+            lock (_commands)
+            {
+                return _counters;
+            }
+        }
+    }
+
+    public override ProcessStats? Process => _process;
+
+    public bool Authenticates(string token) =>
+        CryptographicOperations.FixedTimeEquals(Encoding.ASCII.GetBytes(token), _token);
+
+    /// <summary>Serves the agent's Attach stream until the scenario is over for it or the agent goes away.</summary>
+    public async Task AttachAsync(Func<AgentCommand, Task> write, CancellationToken cancellationToken)
+    {
+        if (Interlocked.Exchange(ref _attached, 1) == 1)
+        {
+            throw new InvalidOperationException($"{Name} attached twice.");
+        }
+
+        try
+        {
+            await write(new AgentCommand { Assignment = Assignment }).ConfigureAwait(false);
+            await foreach (var command in _commands.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
+            {
+                await write(command).ConfigureAwait(false);
+            }
+        }
+        catch (OperationCanceledException) when (!Finished)
+        {
+            _fail($"{Name} disconnected from the daemon before reporting its result");
+            throw;
+        }
+    }
+
+    public void OnReport(AgentReport report)
+    {
+        lock (_commands)
+        {
+            if (report.Counters is { } c)
+            {
+                _counters = new ReceiverCounters((long)c.Received, (long)c.Lost, (long)c.Corrupted, (long)c.Duplicated,
+                    (long)c.MeasuredReceived, (long)c.MeasuredBytes);
+            }
+
+            if (report.Process is { } p)
+            {
+                _process = new ProcessStats
+                {
+                    Role = "agent",
+                    Index = Index,
+                    Pid = p.Pid,
+                    CpuSeconds = p.MeasuredCpuSeconds,
+                    CpuPercent = p.MeasuredWallSeconds > 0 ? p.MeasuredCpuSeconds / p.MeasuredWallSeconds * 100 : 0,
+                    PeakRssBytes = p.PeakRssBytes,
+                };
+            }
+        }
+
+        if (report.LatencyInterval is { Values.Count: > 0 } histogram)
+        {
+            var interval = new LatencyHistogram();
+            for (int i = 0; i < histogram.Values.Count && i < histogram.Counts.Count; i++)
+            {
+                interval.RecordCount(histogram.Values[i], histogram.Counts[i]);
+            }
+
+            AddLatency(interval);
+        }
+
+        switch (report.Kind)
+        {
+            case ReportKind.Ready:
+                _ready.TrySetResult();
+                break;
+            case ReportKind.Final:
+                _final.TrySetResult();
+                _commands.Writer.TryComplete();
+                break;
+            case ReportKind.Failed:
+                _fail($"{Name} failed: {report.Error}");
+                break;
+        }
+    }
+
+    public void OnExited(int exitCode)
+    {
+        if (Finished)
+        {
+            return;
+        }
+
+        string how = exitCode > 128 ? $"was killed by signal {exitCode - 128}{SignalName(exitCode - 128)}" : $"exited with code {exitCode}";
+        _ready.TrySetException(new ScenarioFailureException($"{Name} {how} before it was ready"));
+        _fail($"{Name} {how} before reporting its result");
+    }
+
+    public override void StartMeasurement(long fromNs) =>
+        _commands.Writer.TryWrite(new AgentCommand { Start = new StartMeasurement { MeasureFromMonotonicNs = fromNs } });
+
+    public override async Task FinishAsync(TimeSpan drainTimeout, CancellationToken cancellationToken)
+    {
+        _commands.Writer.TryWrite(new AgentCommand
+        {
+            Stop = new StopRun { DrainTimeout = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(drainTimeout) },
+        });
+        var reportDeadline = Task.Delay(drainTimeout + TimeSpan.FromSeconds(5), cancellationToken);
+        if (await Task.WhenAny(_final.Task, reportDeadline).ConfigureAwait(false) != _final.Task)
+        {
+            throw new ScenarioFailureException($"{Name} did not report its result within {(drainTimeout + TimeSpan.FromSeconds(5)).TotalSeconds:0} s of the stop");
+        }
+    }
+
+    public override async ValueTask DisposeAsync()
+    {
+        _commands.Writer.TryComplete();
+        if (AgentProcess is not { } process)
+        {
+            return;
+        }
+
+        try
+        {
+            using var grace = new CancellationTokenSource(Finished ? TimeSpan.FromSeconds(3) : TimeSpan.FromMilliseconds(200));
+            await process.WaitForExitAsync(grace.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            _logger.LogWarning("{Agent} did not exit; killing it", Name);
+            try
+            {
+                process.Kill(entireProcessTree: true);
+                await process.WaitForExitAsync(CancellationToken.None).ConfigureAwait(false);
+            }
+            catch (InvalidOperationException)
+            {
+                // Exited between the check and the kill.
+            }
+        }
+        finally
+        {
+            process.Dispose();
+        }
+    }
+
+    private static string SignalName(int signal) => signal switch
+    {
+        9 => " (SIGKILL)",
+        15 => " (SIGTERM)",
+        6 => " (SIGABRT)",
+        11 => " (SIGSEGV)",
+        2 => " (SIGINT)",
+        _ => string.Empty,
+    };
+}

@@ -1,0 +1,76 @@
+using IpcBench.Transports;
+using IpcBench.V1;
+
+namespace IpcBench.Daemon.Control;
+
+/// <summary>A validated scenario spec with every default resolved: what the engine runs.</summary>
+public sealed record ResolvedSpec(
+    ITransport Transport,
+    int Publishers,
+    int Subscribers,
+    int PayloadBytes,
+    TimeSpan? Duration,
+    TimeSpan Warmup,
+    double RatePerPublisher,
+    Topology Topology,
+    PayloadAccess PayloadAccess,
+    Mode Mode,
+    WaitMode WaitMode,
+    string Name)
+{
+    public bool FullPayload => PayloadAccess == PayloadAccess.Full;
+
+    public bool RoundTrip => Mode == Mode.RoundTrip;
+
+    public bool Paired => Topology == Topology.Paired;
+
+    public int MaxMessageBytes => MessageHeader.Size + PayloadBytes;
+
+    /// <summary>Publisher indexes subscriber <paramref name="subscriber"/> receives from.</summary>
+    public IEnumerable<int> PublishersOf(int subscriber) => Paired ? [subscriber] : Enumerable.Range(0, Publishers);
+
+    public int SubscribersPerPublisher => Paired ? 1 : Subscribers;
+
+    /// <summary>The spec echoed back to users, defaults filled in.</summary>
+    public ScenarioSpec ToProto()
+    {
+        var spec = new ScenarioSpec
+        {
+            Transport = Transport.Id,
+            Publishers = Publishers,
+            Subscribers = Subscribers,
+            PayloadBytes = PayloadBytes,
+            Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(Warmup),
+            RatePerPublisher = RatePerPublisher,
+            Topology = Topology,
+            PayloadAccess = PayloadAccess,
+            Mode = Mode,
+            WaitStrategy = WaitStrategies.ToProto(WaitMode),
+            Name = Name,
+        };
+        if (Duration is { } duration)
+        {
+            spec.Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(duration);
+        }
+
+        return spec;
+    }
+}
+
+public static class WaitStrategies
+{
+    public static WaitStrategy ToProto(WaitMode mode) => mode switch
+    {
+        WaitMode.Spin => WaitStrategy.Spin,
+        WaitMode.Yield => WaitStrategy.Yield,
+        _ => WaitStrategy.Block,
+    };
+
+    public static WaitMode? FromProto(WaitStrategy strategy) => strategy switch
+    {
+        WaitStrategy.Spin => WaitMode.Spin,
+        WaitStrategy.Yield => WaitMode.Yield,
+        WaitStrategy.Block => WaitMode.Block,
+        _ => null,
+    };
+}

@@ -1,0 +1,94 @@
+using IpcBench.Daemon.Agents;
+using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Scenarios;
+using IpcBench.GrpcLite;
+using IpcBench.Transports;
+using IpcBench.V1;
+using Microsoft.Extensions.Options;
+using Serilog;
+
+namespace IpcBench.Daemon.Hosting;
+
+/// <summary>Everything the daemon wires up, in one place: options, transports, the engine, gRPC endpoints and logging.</summary>
+public static class DaemonHost
+{
+    public static WebApplication Build(string[] configurationArguments, Action<DaemonOptions>? overrides = null)
+    {
+        var builder = WebApplication.CreateBuilder(new WebApplicationOptions
+        {
+            Args = configurationArguments,
+            ContentRootPath = AppContext.BaseDirectory,
+        });
+
+        builder.Logging.ClearProviders();
+        builder.Logging.AddSerilog(Log.Logger, dispose: false);
+
+        var options = builder.Services.AddOptions<DaemonOptions>()
+            .Bind(builder.Configuration.GetSection(DaemonOptions.SectionName))
+            .ValidateDataAnnotations()
+            .ValidateOnStart();
+        if (overrides is not null)
+        {
+            options.PostConfigure(overrides);
+        }
+
+        builder.Services.Configure<HostOptions>(host => host.ShutdownTimeout = TimeSpan.FromSeconds(5));
+        builder.Services.AddSingleton(_ => TransportRegistry.CreateDefault());
+        builder.Services.AddSingleton<RuntimeDirectory>();
+        builder.Services.AddSingleton<AgentDirectory>();
+        builder.Services.AddSingleton<AgentLauncher>();
+        builder.Services.AddSingleton<SpecValidator>();
+        builder.Services.AddSingleton<ScenarioManager>();
+        builder.Services.AddHostedService(services => services.GetRequiredService<ScenarioManager>());
+        builder.Services.AddSingleton<BenchControlService>();
+        builder.Services.AddSingleton<AgentLinkService>();
+        builder.Services.AddGrpcLite();
+
+        builder.WebHost.ConfigureKestrel(kestrel =>
+        {
+            var daemon = kestrel.ApplicationServices.GetRequiredService<IOptions<DaemonOptions>>().Value;
+            var runtime = kestrel.ApplicationServices.GetRequiredService<RuntimeDirectory>();
+            if (!string.IsNullOrWhiteSpace(daemon.ControlAddress))
+            {
+                kestrel.ListenGrpcLite(daemon.ControlAddress);
+            }
+
+            kestrel.ListenGrpcLite("unix:" + runtime.AgentSocketPath);
+        });
+
+        var app = builder.Build();
+        MapServices(app);
+        return app;
+    }
+
+    private static void MapServices(WebApplication app)
+    {
+        var control = app.Services.GetRequiredService<BenchControlService>();
+        app.MapGrpcLiteService(BenchControl.Descriptor, s => s
+            .Unary<ListTransportsRequest, ListTransportsResponse>(nameof(control.ListTransports), control.ListTransports)
+            .Unary<StartScenarioRequest, StartScenarioResponse>(nameof(control.StartScenario), control.StartScenario)
+            .Unary<GetScenarioRequest, Scenario>(nameof(control.GetScenario), control.GetScenario)
+            .Unary<ListScenariosRequest, ListScenariosResponse>(nameof(control.ListScenarios), control.ListScenarios)
+            .Unary<StopScenarioRequest, Scenario>(nameof(control.StopScenario), control.StopScenario)
+            .ServerStreaming<WatchScenarioRequest, Scenario>(nameof(control.WatchScenario), control.WatchScenario));
+
+        var agents = app.Services.GetRequiredService<AgentLinkService>();
+        app.MapGrpcLiteService(AgentLink.Descriptor, s => s
+            .ServerStreaming<AttachRequest, AgentCommand>(nameof(agents.Attach), agents.Attach)
+            .Unary<AgentReport, ReportAck>(nameof(agents.Report), agents.Report));
+
+        app.MapGrpcLiteReflection();
+        app.MapGrpcLiteHealth();
+    }
+}
+
+/// <summary>The generated code has no service stubs (GrpcServices="None"); these name the service descriptors.</summary>
+internal static class BenchControl
+{
+    public static Google.Protobuf.Reflection.ServiceDescriptor Descriptor => ControlReflection.Descriptor.Services.Single(s => s.Name == "BenchControl");
+}
+
+internal static class AgentLink
+{
+    public static Google.Protobuf.Reflection.ServiceDescriptor Descriptor => AgentReflection.Descriptor.Services.Single(s => s.Name == "AgentLink");
+}

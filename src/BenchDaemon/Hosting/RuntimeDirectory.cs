@@ -1,0 +1,89 @@
+using System.Diagnostics;
+using IpcBench.Transports;
+using Microsoft.Extensions.Options;
+
+namespace IpcBench.Daemon.Hosting;
+
+/// <summary>
+/// The daemon's private directory for sockets and the agent endpoint: BASE/PID, mode 0700. Directories of daemons that
+/// died without cleaning up are removed at start-up, together with the transports' own stale resources.
+/// </summary>
+public sealed class RuntimeDirectory : IDisposable
+{
+    private readonly ILogger<RuntimeDirectory> _logger;
+
+    public RuntimeDirectory(IOptions<DaemonOptions> options, TransportRegistry transports, ILogger<RuntimeDirectory> logger)
+    {
+        _logger = logger;
+        var baseDirectory = options.Value.RuntimeDirectory ?? System.IO.Path.Combine(System.IO.Path.GetTempPath(), "ipcbench");
+        Directory.CreateDirectory(baseDirectory);
+        RemoveStaleDirectories(baseDirectory);
+        Path = System.IO.Path.Combine(baseDirectory, Environment.ProcessId.ToString());
+        Directory.CreateDirectory(Path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        TransportEnvironment = new TransportEnvironment(Path, Environment.ProcessId);
+        foreach (var transport in transports.All)
+        {
+            try
+            {
+                transport.RemoveStaleResources(TransportEnvironment);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                _logger.LogWarning(e, "Could not remove stale resources of transport {Transport}", transport.Id);
+            }
+        }
+    }
+
+    public string Path { get; }
+
+    public TransportEnvironment TransportEnvironment { get; }
+
+    public string AgentSocketPath => System.IO.Path.Combine(Path, "agent.sock");
+
+    private void RemoveStaleDirectories(string baseDirectory)
+    {
+        foreach (var directory in Directory.EnumerateDirectories(baseDirectory))
+        {
+            if (int.TryParse(System.IO.Path.GetFileName(directory), out var pid) && pid != Environment.ProcessId && !IsAlive(pid))
+            {
+                try
+                {
+                    Directory.Delete(directory, recursive: true);
+                    _logger.LogInformation("Removed runtime directory {Directory} of dead daemon {Pid}", directory, pid);
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+                {
+                    _logger.LogWarning(e, "Could not remove stale runtime directory {Directory}", directory);
+                }
+            }
+        }
+    }
+
+    private static bool IsAlive(int pid)
+    {
+        try
+        {
+            using var process = Process.GetProcessById(pid);
+            return !process.HasExited;
+        }
+        catch (ArgumentException)
+        {
+            return false;
+        }
+    }
+
+    public void Dispose()
+    {
+        try
+        {
+            Directory.Delete(Path, recursive: true);
+        }
+        catch (DirectoryNotFoundException)
+        {
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            _logger.LogWarning(e, "Could not remove runtime directory {Directory}", Path);
+        }
+    }
+}

@@ -1,0 +1,3 @@
+using IpcBench.Daemon.Cli;
+
+return await DaemonCommandLine.InvokeAsync(args);

@@ -1,0 +1,91 @@
+using System.Globalization;
+using System.Text;
+using IpcBench.Daemon.Scenarios;
+using IpcBench.V1;
+
+namespace IpcBench.Daemon.Run;
+
+/// <summary>Markdown tables of a run: a REFERENCE-style msg/s grid per payload access, then every figure per scenario.</summary>
+public static class ResultTables
+{
+    public static string Render(IReadOnlyList<Scenario> results)
+    {
+        var text = new StringBuilder();
+        foreach (var group in results.GroupBy(r => (r.Spec.PayloadAccess, r.Spec.Publishers, r.Spec.Subscribers, r.Spec.Topology, r.Spec.Mode)))
+        {
+            var transports = group.Select(r => r.Spec.Transport).Distinct().ToList();
+            var payloads = group.Select(r => r.Spec.PayloadBytes).Distinct().Order().ToList();
+            text.AppendLine(CultureInfo.InvariantCulture,
+                $"### Throughput, msg/s — {RunCommand.AccessName(group.Key.PayloadAccess)}, {group.Key.Publishers}:{group.Key.Subscribers} {Topology(group.Key.Topology)}, {ModeName(group.Key.Mode)}");
+            text.AppendLine();
+            text.AppendLine("| Payload | " + string.Join(" | ", transports) + " |");
+            text.AppendLine("|---|" + string.Concat(transports.Select(_ => "---|")));
+            foreach (var payload in payloads)
+            {
+                var cells = transports.Select(t => group.FirstOrDefault(r => r.Spec.Transport == t && r.Spec.PayloadBytes == payload) is { } r
+                    ? (r.State == ScenarioState.Failed ? "failed" : Count(r.Stats.MessagesPerSecond))
+                    : "–");
+                text.AppendLine($"| {Bytes(payload)} | " + string.Join(" | ", cells) + " |");
+            }
+
+            text.AppendLine();
+        }
+
+        text.AppendLine("### Every scenario");
+        text.AppendLine();
+        text.AppendLine("| Transport | Payload | N:M | Access | Wait | msg/s | MB/s | CPU daemon | CPU agents | p50 | p99 | Latency | Sent | Lost | Corrupt | Core↔core | State |");
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        foreach (var r in results)
+        {
+            var stats = r.Stats ?? new ScenarioStats();
+            var daemon = stats.Processes.FirstOrDefault(p => p.Role == "daemon");
+            var agents = stats.Processes.Where(p => p.Role == "agent").ToList();
+            string agentCpu = agents.Count == 0 ? "in-process" : string.Join(" + ", agents.Select(a => Percent(a.CpuPercent)));
+            text.AppendLine(
+                $"| {r.Spec.Transport} | {Bytes(r.Spec.PayloadBytes)} | {r.Spec.Publishers}:{r.Spec.Subscribers} | {RunCommand.AccessName(r.Spec.PayloadAccess)} | " +
+                $"{WaitName(r.Spec.WaitStrategy)} | {Count(stats.MessagesPerSecond)} | {stats.BytesPerSecond / 1e6:0.#} | {Percent(daemon?.CpuPercent ?? 0)} | {agentCpu} | " +
+                $"{Micros(stats.Latency?.P50)} | {Micros(stats.Latency?.P99)} | {LatencyName(stats.Latency?.Kind)} | {stats.MessagesSent} | {stats.MessagesLost} | {stats.MessagesCorrupted} | " +
+                $"{Nanos(r.Environment?.CoreToCoreRoundTrip)} | {r.State.ToString().ToUpperInvariant()}{(string.IsNullOrEmpty(r.Error) ? string.Empty : ": " + r.Error)} |");
+        }
+
+        if (results.FirstOrDefault()?.Environment is { } env)
+        {
+            text.AppendLine();
+            text.AppendLine(
+                $"Machine: {env.CpuModel}, {env.LogicalCores} logical cores, kernel {env.Kernel}, {env.DotnetVersion}. CPU % is of one core over the measured window; " +
+                "latency is HDR percentile of one-way (send→receive) or round-trip time in µs.");
+        }
+
+        return text.ToString();
+    }
+
+    public static string Count(double value) => value switch
+    {
+        >= 1e6 => (value / 1e6).ToString("0.00", CultureInfo.InvariantCulture) + " M",
+        >= 1e3 => (value / 1e3).ToString("0.0", CultureInfo.InvariantCulture) + " K",
+        _ => value.ToString("0", CultureInfo.InvariantCulture),
+    };
+
+    public static string Bytes(int bytes) => bytes switch
+    {
+        >= 1024 * 1024 when bytes % (1024 * 1024) == 0 => $"{bytes / (1024 * 1024)} MB",
+        >= 1024 when bytes % 1024 == 0 => $"{bytes / 1024} KB",
+        _ => $"{bytes} B",
+    };
+
+    private static string Percent(double value) => value.ToString("0", CultureInfo.InvariantCulture) + " %";
+
+    private static string Micros(Google.Protobuf.WellKnownTypes.Duration? duration) =>
+        duration is null ? "–" : (StatsFormatting.ToNanoseconds(duration) / 1000).ToString("0.0", CultureInfo.InvariantCulture);
+
+    private static string Nanos(Google.Protobuf.WellKnownTypes.Duration? duration) =>
+        duration is null ? "–" : StatsFormatting.ToNanoseconds(duration).ToString("0", CultureInfo.InvariantCulture) + " ns";
+
+    private static string Topology(Topology topology) => topology == V1.Topology.Paired ? "paired" : "all-to-all";
+
+    private static string ModeName(Mode mode) => mode == Mode.RoundTrip ? "round trip" : "stream";
+
+    private static string LatencyName(LatencyKind? kind) => kind == LatencyKind.RoundTrip ? "RTT" : "one-way";
+
+    private static string WaitName(WaitStrategy strategy) => strategy.ToString().ToLowerInvariant();
+}

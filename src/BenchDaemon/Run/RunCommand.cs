@@ -1,0 +1,278 @@
+using System.CommandLine;
+using System.Globalization;
+using Google.Protobuf;
+using IpcBench.Daemon.Cli;
+using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Scenarios;
+using IpcBench.GrpcLite;
+using IpcBench.Transports;
+using IpcBench.V1;
+using Serilog;
+using Serilog.Events;
+
+namespace IpcBench.Daemon.Run;
+
+/// <summary>
+/// `BenchDaemon run`: the benchmark matrix through the same engine the daemon runs (agents and all), printed as
+/// Markdown tables, with a JSON result per scenario. No control port is opened, so it runs beside a serving daemon.
+/// </summary>
+public static class RunCommand
+{
+    public static Command Create()
+    {
+        var transports = new Option<string?>("--transports") { Description = "Comma-separated transport ids (default: every available one)" };
+        var payloads = new Option<string>("--payloads") { Description = "Comma-separated payload sizes in bytes", DefaultValueFactory = _ => "8,1024,65536,524288" };
+        var publishers = new Option<int>("--publishers") { Description = "Publishers per scenario (N)", DefaultValueFactory = _ => 1 };
+        var subscribers = new Option<int>("--subscribers") { Description = "Subscribers per scenario (M)", DefaultValueFactory = _ => 1 };
+        var duration = new Option<string>("--duration") { Description = "Measured time per scenario, e.g. 10s, 500ms, 2m", DefaultValueFactory = _ => "2s" };
+        var warmup = new Option<string>("--warmup") { Description = "Warmup per scenario", DefaultValueFactory = _ => "500ms" };
+        var access = new Option<string>("--access") { Description = "Comma-separated: full, header-only", DefaultValueFactory = _ => "full" };
+        var topology = new Option<string>("--topology") { Description = "all-to-all or paired", DefaultValueFactory = _ => "all-to-all" };
+        var mode = new Option<string>("--mode") { Description = "stream or round-trip", DefaultValueFactory = _ => "stream" };
+        var wait = new Option<string?>("--wait") { Description = "spin, yield or block (default: each transport's default)" };
+        var rate = new Option<double>("--rate") { Description = "Messages per second per publisher; 0 = as fast as possible", DefaultValueFactory = _ => 0 };
+        var output = new Option<string?>("--out") { Description = "Directory for the JSON results (default: results/<timestamp>)" };
+        var command = new Command("run", "Run a benchmark matrix once and print the results (about a minute with no options)")
+        {
+            transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, output,
+        };
+        command.SetAction((result, token) =>
+        {
+            RunSettings settings;
+            try
+            {
+                settings = new RunSettings(
+                    SplitList(result.GetValue(transports)),
+                    SplitList(result.GetValue(payloads)).Select(p => ParseInt("--payloads", p)).ToList(),
+                    result.GetValue(publishers),
+                    result.GetValue(subscribers),
+                    ParseDuration("--duration", result.GetValue(duration)!),
+                    ParseDuration("--warmup", result.GetValue(warmup)!),
+                    SplitList(result.GetValue(access)).Select(ParseAccess).ToList(),
+                    ParseTopology(result.GetValue(topology)!),
+                    ParseMode(result.GetValue(mode)!),
+                    ParseWait(result.GetValue(wait)),
+                    result.GetValue(rate),
+                    result.GetValue(output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture)));
+            }
+            catch (ArgumentException e)
+            {
+                Console.Error.WriteLine($"error: {e.Message}");
+                return Task.FromResult(2);
+            }
+
+            return ExecuteAsync(settings, [.. result.UnmatchedTokens], token);
+        });
+        command.TreatUnmatchedTokensAsErrors = false;
+        return command;
+    }
+
+    private static async Task<int> ExecuteAsync(RunSettings settings, string[] configurationArguments, CancellationToken cancellationToken)
+    {
+        Logging.Configure(LogEventLevel.Warning);
+        WebApplication? app = null;
+        try
+        {
+            app = DaemonHost.Build(configurationArguments, options => options.ControlAddress = string.Empty);
+            await app.StartAsync(cancellationToken).ConfigureAwait(false);
+            return await RunMatrixAsync(app.Services, settings, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (DaemonCommandLine.IsConfigurationError(e))
+        {
+            Console.Error.WriteLine($"error: {e.Message}");
+            return 2;
+        }
+        finally
+        {
+            if (app is not null)
+            {
+                await app.StopAsync(CancellationToken.None).ConfigureAwait(false);
+                await app.DisposeAsync().ConfigureAwait(false);
+            }
+
+            await Log.CloseAndFlushAsync().ConfigureAwait(false);
+        }
+    }
+
+    private static async Task<int> RunMatrixAsync(IServiceProvider services, RunSettings settings, CancellationToken cancellationToken)
+    {
+        var registry = services.GetRequiredService<TransportRegistry>();
+        var manager = services.GetRequiredService<ScenarioManager>();
+        var transports = SelectTransports(registry, settings.Transports, services.GetRequiredService<Agents.AgentLauncher>());
+        if (transports.Count == 0)
+        {
+            Console.Error.WriteLine("error: no transport to run");
+            return 2;
+        }
+
+        var specs = (
+            from transport in transports
+            from access in settings.Access
+            from payload in settings.Payloads
+            select BuildSpec(settings, transport, access, payload)).ToList();
+        Directory.CreateDirectory(settings.OutputDirectory);
+        Console.Error.WriteLine($"Running {specs.Count} scenarios of {settings.Duration.TotalSeconds:0.###} s (+{settings.Warmup.TotalSeconds:0.###} s warmup); results in {settings.OutputDirectory}");
+
+        var results = new List<Scenario>();
+        for (int i = 0; i < specs.Count && !cancellationToken.IsCancellationRequested; i++)
+        {
+            ScenarioRun run;
+            try
+            {
+                run = manager.Start(specs[i]);
+            }
+            catch (RpcException e)
+            {
+                Console.Error.WriteLine($"error: {e.Message}");
+                return 2;
+            }
+
+            while (!run.Completion.IsCompleted)
+            {
+                await Task.WhenAny(run.Completion, Task.Delay(500, cancellationToken)).ConfigureAwait(false);
+                if (cancellationToken.IsCancellationRequested)
+                {
+                    run.RequestStop();
+                    await run.Completion.ConfigureAwait(false);
+                }
+
+                Progress(i + 1, specs.Count, run.Snapshot());
+            }
+
+            var scenario = run.Snapshot();
+            results.Add(scenario);
+            await File.WriteAllTextAsync(
+                Path.Combine(settings.OutputDirectory, $"{i + 1:000}-{scenario.Spec.Transport}-{scenario.Spec.PayloadBytes}B-{AccessName(scenario.Spec.PayloadAccess)}-{scenario.Id}.json"),
+                JsonFormatter.Default.Format(scenario) + Environment.NewLine,
+                CancellationToken.None).ConfigureAwait(false);
+        }
+
+        Console.Error.WriteLine();
+        Console.Out.Write(ResultTables.Render(results));
+        return results.Any(r => r.State == ScenarioState.Failed) ? 1 : 0;
+    }
+
+    private static void Progress(int index, int total, Scenario scenario)
+    {
+        var rate = scenario.LastInterval?.MessagesPerSecond ?? 0;
+        var line = $"[{index}/{total}] {scenario.Spec.Transport} {ResultTables.Bytes(scenario.Spec.PayloadBytes)} {AccessName(scenario.Spec.PayloadAccess)} " +
+                   $"{scenario.Spec.Publishers}:{scenario.Spec.Subscribers} {StateName(scenario.State)} {ResultTables.Count(rate)} msg/s";
+        Console.Error.Write($"\r{line,-100}");
+    }
+
+    private static List<ITransport> SelectTransports(TransportRegistry registry, IReadOnlyList<string> requested, Agents.AgentLauncher launcher)
+    {
+        var selected = new List<ITransport>();
+        foreach (var id in requested.Count > 0 ? requested : registry.All.Select(t => t.Id))
+        {
+            var transport = registry.Find(id)
+                ?? throw new ArgumentException($"--transports: '{id}' is not a transport; one of: {string.Join(", ", registry.All.Select(t => t.Id))}");
+            var reason = transport.UnavailableReason ?? (transport.Capabilities.CrossProcess ? launcher.UnavailableReason : null);
+            if (reason is not null)
+            {
+                Console.Error.WriteLine($"skipping {transport.Id}: {reason}");
+                continue;
+            }
+
+            selected.Add(transport);
+        }
+
+        return selected;
+    }
+
+    private static ScenarioSpec BuildSpec(RunSettings settings, ITransport transport, PayloadAccess access, int payload)
+    {
+        var spec = new ScenarioSpec
+        {
+            Transport = transport.Id,
+            Publishers = settings.Publishers,
+            Subscribers = settings.Subscribers,
+            PayloadBytes = payload,
+            Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Duration),
+            Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup),
+            RatePerPublisher = settings.Rate,
+            Topology = settings.Topology,
+            PayloadAccess = access,
+            Mode = settings.Mode,
+            Name = "run",
+        };
+        if (settings.Wait is { } wait && transport.Capabilities.WaitModes.Contains(wait))
+        {
+            spec.WaitStrategy = Control.WaitStrategies.ToProto(wait);
+        }
+
+        return spec;
+    }
+
+    private static List<string> SplitList(string? value) =>
+        string.IsNullOrWhiteSpace(value) ? [] : [.. value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)];
+
+    private static int ParseInt(string option, string value) =>
+        int.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out var parsed) && parsed > 0
+            ? parsed
+            : throw new ArgumentException($"{option}: '{value}' is not a positive whole number");
+
+    public static TimeSpan ParseDuration(string option, string value)
+    {
+        value = value.Trim();
+        (string number, double scale) = value switch
+        {
+            _ when value.EndsWith("ms", StringComparison.Ordinal) => (value[..^2], 0.001),
+            _ when value.EndsWith('s') => (value[..^1], 1),
+            _ when value.EndsWith('m') => (value[..^1], 60),
+            _ when value.EndsWith('h') => (value[..^1], 3600),
+            _ => (value, 1),
+        };
+        return double.TryParse(number, NumberStyles.Float, CultureInfo.InvariantCulture, out var parsed) && parsed >= 0
+            ? TimeSpan.FromSeconds(parsed * scale)
+            : throw new ArgumentException($"{option}: '{value}' is not a duration like 10s, 500ms, 2m or 1h");
+    }
+
+    private static PayloadAccess ParseAccess(string value) => value.ToLowerInvariant() switch
+    {
+        "full" => PayloadAccess.Full,
+        "header-only" or "header_only" or "header" => PayloadAccess.HeaderOnly,
+        _ => throw new ArgumentException($"--access: '{value}' is not one of full, header-only"),
+    };
+
+    private static Topology ParseTopology(string value) => value.ToLowerInvariant() switch
+    {
+        "all-to-all" or "all_to_all" => Topology.AllToAll,
+        "paired" => Topology.Paired,
+        _ => throw new ArgumentException($"--topology: '{value}' is not one of all-to-all, paired"),
+    };
+
+    private static Mode ParseMode(string value) => value.ToLowerInvariant() switch
+    {
+        "stream" => Mode.Stream,
+        "round-trip" or "round_trip" => Mode.RoundTrip,
+        _ => throw new ArgumentException($"--mode: '{value}' is not one of stream, round-trip"),
+    };
+
+    private static WaitMode? ParseWait(string? value) => value?.ToLowerInvariant() switch
+    {
+        null => null,
+        "spin" => WaitMode.Spin,
+        "yield" => WaitMode.Yield,
+        "block" => WaitMode.Block,
+        _ => throw new ArgumentException($"--wait: '{value}' is not one of spin, yield, block"),
+    };
+
+    public static string AccessName(PayloadAccess access) => access == PayloadAccess.HeaderOnly ? "header-only" : "full";
+
+    private static string StateName(ScenarioState state) => state.ToString().ToUpperInvariant();
+
+    private sealed record RunSettings(
+        IReadOnlyList<string> Transports,
+        IReadOnlyList<int> Payloads,
+        int Publishers,
+        int Subscribers,
+        TimeSpan Duration,
+        TimeSpan Warmup,
+        IReadOnlyList<PayloadAccess> Access,
+        Topology Topology,
+        Mode Mode,
+        WaitMode? Wait,
+        double Rate,
+        string OutputDirectory);
+}

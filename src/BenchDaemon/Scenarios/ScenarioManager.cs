@@ -1,0 +1,106 @@
+using System.Collections.Concurrent;
+using System.Security.Cryptography;
+using IpcBench.Daemon.Agents;
+using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Hosting;
+using IpcBench.GrpcLite;
+using IpcBench.V1;
+using Microsoft.Extensions.Options;
+
+namespace IpcBench.Daemon.Scenarios;
+
+/// <summary>Starts scenarios in the background, keeps them (and their results) by id, and stops them all on shutdown.</summary>
+public sealed class ScenarioManager(
+    SpecValidator validator,
+    IOptions<DaemonOptions> options,
+    RuntimeDirectory runtime,
+    AgentLauncher launcher,
+    AgentDirectory agents,
+    ILoggerFactory loggers) : IHostedService
+{
+    private readonly ConcurrentDictionary<string, ScenarioRun> _scenarios = new();
+    private readonly ConcurrentQueue<string> _order = new();
+    private readonly ILogger _logger = loggers.CreateLogger("IpcBench.Scenario");
+    private readonly object _admission = new();
+    private volatile bool _shuttingDown;
+
+    public ScenarioRun Start(ScenarioSpec? spec)
+    {
+        var resolved = validator.Resolve(spec);
+        if (resolved.Transport.Capabilities.CrossProcess && launcher.UnavailableReason is { } reason)
+        {
+            throw new RpcException(StatusCode.FailedPrecondition, $"agents cannot be started: {reason}");
+        }
+
+        lock (_admission)
+        {
+            if (_shuttingDown)
+            {
+                throw new RpcException(StatusCode.Unavailable, "the daemon is shutting down");
+            }
+
+            int running = _scenarios.Values.Count(s => !s.Completion.IsCompleted);
+            if (running >= options.Value.MaxConcurrentScenarios)
+            {
+                throw new RpcException(StatusCode.ResourceExhausted,
+                    $"{running} scenarios are running; at most {options.Value.MaxConcurrentScenarios} may run at once (IpcBench:MaxConcurrentScenarios)");
+            }
+
+            // 12 hex digits: unique enough, and short enough for socket paths (108-byte limit).
+            var id = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(6));
+            var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, _logger);
+            _scenarios[id] = run;
+            _order.Enqueue(id);
+            Trim();
+            _ = Task.Run(run.RunAsync);
+            return run;
+        }
+    }
+
+    public ScenarioRun Get(string id)
+    {
+        if (string.IsNullOrEmpty(id))
+        {
+            throw new RpcException(StatusCode.InvalidArgument, "id: is required");
+        }
+
+        return _scenarios.TryGetValue(id, out var run)
+            ? run
+            : throw new RpcException(StatusCode.NotFound, $"id: no scenario '{id}'");
+    }
+
+    public IReadOnlyList<ScenarioRun> List() =>
+        [.. _order.Select(id => _scenarios.GetValueOrDefault(id)).OfType<ScenarioRun>()];
+
+    /// <summary>Drops the oldest finished scenarios beyond the retention limit.</summary>
+    private void Trim()
+    {
+        while (_scenarios.Count > options.Value.MaxRetainedScenarios && _order.TryPeek(out var oldest)
+            && _scenarios.TryGetValue(oldest, out var run) && run.Completion.IsCompleted)
+        {
+            _order.TryDequeue(out _);
+            _scenarios.TryRemove(oldest, out _);
+        }
+    }
+
+    public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public async Task StopAsync(CancellationToken cancellationToken)
+    {
+        lock (_admission)
+        {
+            _shuttingDown = true;
+        }
+
+        var running = _scenarios.Values.Where(s => !s.Completion.IsCompleted).ToList();
+        if (running.Count == 0)
+        {
+            return;
+        }
+
+        _logger.LogInformation("Shutting down: stopping {Count} running scenarios", running.Count);
+        running.ForEach(s => s.RequestStop());
+        var all = Task.WhenAll(running.Select(s => s.Completion));
+        await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(4), cancellationToken)).ConfigureAwait(false);
+    }
+}

@@ -1,0 +1,531 @@
+using Google.Protobuf.WellKnownTypes;
+using IpcBench.Daemon.Agents;
+using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Hosting;
+using IpcBench.Transports;
+using IpcBench.V1;
+using IpcBench.Workload;
+
+namespace IpcBench.Daemon.Scenarios;
+
+/// <summary>
+/// One scenario from start to result: publishers on threads of the daemon, subscribers in agent processes (or in the
+/// daemon for in-process transports), a one-second tick that keeps a live snapshot, and a final result.
+/// </summary>
+public sealed class ScenarioRun
+{
+    private static readonly TimeSpan Tick = TimeSpan.FromSeconds(1);
+
+    private readonly DaemonOptions _options;
+    private readonly RuntimeDirectory _runtime;
+    private readonly AgentLauncher _launcher;
+    private readonly AgentDirectory _agents;
+    private readonly ILogger _logger;
+    private readonly object _gate = new();
+    private readonly TaskCompletionSource _stopRequested = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly TaskCompletionSource<string> _failed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly TaskCompletionSource _completed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly CancellationTokenSource _abort = new();
+    private readonly List<(int Priority, string Message)> _failures = [];
+    private readonly List<IPublisherEndpoint> _endpoints = [];
+    private readonly List<PublisherWorker> _publishers = [];
+    private readonly List<HistogramIntervalReader> _roundTripReaders = [];
+    private readonly List<Thread> _publisherThreads = [];
+    private readonly List<SubscriberHandle> _subscribers = [];
+    private readonly MeasurementWindow _window = new();
+    private readonly LatencyHistogram _totalLatency = new();
+    private ScenarioState _state = ScenarioState.Pending;
+    private string _error = string.Empty;
+    private Timestamp? _startedAt;
+    private Timestamp? _endedAt;
+    private EnvironmentInfo? _environment;
+    private IntervalStats? _lastInterval;
+    private ScenarioStats? _finalStats;
+    private long _measureFromNs;
+    private long _measureToNs;
+    private ProcessMetrics.Sample? _daemonAtStart;
+    private ProcessMetrics.Sample? _daemonAtEnd;
+    private long _lastTickNs;
+    private long _lastTickReceived;
+    private long _startedNs;
+
+    public ScenarioRun(string id, ResolvedSpec spec, DaemonOptions options, RuntimeDirectory runtime, AgentLauncher launcher, AgentDirectory agents, ILogger logger)
+    {
+        Id = id;
+        Spec = spec;
+        _options = options;
+        _runtime = runtime;
+        _launcher = launcher;
+        _agents = agents;
+        _logger = logger;
+        CreatedAt = Timestamp.FromDateTime(DateTime.UtcNow);
+    }
+
+    public string Id { get; }
+
+    public ResolvedSpec Spec { get; }
+
+    public Timestamp CreatedAt { get; }
+
+    /// <summary>Completes when the scenario reached COMPLETED, STOPPED or FAILED and released everything it held.</summary>
+    public Task Completion => _completed.Task;
+
+    public ScenarioState State
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _state;
+            }
+        }
+    }
+
+    public bool IsFinished => State is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed;
+
+    public void RequestStop() => _stopRequested.TrySetResult();
+
+    public async Task RunAsync()
+    {
+        using var scope = _logger.BeginScope(new Dictionary<string, object> { ["ScenarioId"] = Id });
+        bool stoppedByUser = false;
+        try
+        {
+            _logger.LogInformation("Scenario {ScenarioId} starting: {Transport} {Publishers}:{Subscribers} {PayloadBytes} B {Topology} {Access} {Mode} {Wait}",
+                Id, Spec.Transport.Id, Spec.Publishers, Spec.Subscribers, Spec.PayloadBytes, Spec.Topology, Spec.PayloadAccess, Spec.Mode, Spec.WaitMode);
+            SetState(ScenarioState.Starting);
+            _environment = await Task.Run(ProbeEnvironment).ConfigureAwait(false);
+            await SetUpAsync().ConfigureAwait(false);
+            stoppedByUser = await MeasureAsync().ConfigureAwait(false);
+            await TearDownMeasurementAsync().ConfigureAwait(false);
+            lock (_gate)
+            {
+                _finalStats = BuildStats();
+            }
+
+            Finish(stoppedByUser ? ScenarioState.Stopped : ScenarioState.Completed, string.Empty);
+        }
+        catch (Exception e)
+        {
+            string error = await ChooseFailureAsync(e).ConfigureAwait(false);
+            _logger.LogError("Scenario {ScenarioId} failed: {Error}", Id, error);
+            _abort.Cancel();
+            StopPublishers(join: false);
+            lock (_gate)
+            {
+                _finalStats = BuildStats();
+            }
+
+            Finish(ScenarioState.Failed, error);
+        }
+        finally
+        {
+            await ReleaseAsync().ConfigureAwait(false);
+            _logger.LogInformation("Scenario {ScenarioId} ended {State}", Id, State);
+            _completed.TrySetResult();
+        }
+    }
+
+    private EnvironmentInfo ProbeEnvironment()
+    {
+        var machine = MachineInfo.Read();
+        var probe = CoreToCoreProbe.Measure(TimeSpan.FromMilliseconds(30));
+        var info = new EnvironmentInfo
+        {
+            LogicalCores = machine.LogicalCores,
+            CpuModel = machine.CpuModel,
+            Kernel = machine.Kernel,
+            DotnetVersion = machine.DotnetVersion,
+            Os = machine.OperatingSystem,
+            Hostname = machine.Hostname,
+        };
+        if (probe is not null)
+        {
+            info.CoreToCoreRoundTrip = Duration.FromTimeSpan(probe.MedianRoundTrip);
+            info.CoreToCoreCores = probe.Cores;
+        }
+
+        return info;
+    }
+
+    private async Task SetUpAsync()
+    {
+        var transport = Spec.Transport;
+        for (int p = 0; p < Spec.Publishers; p++)
+        {
+            _endpoints.Add(transport.CreatePublisher(new PublisherOptions(
+                _runtime.TransportEnvironment, Id, p, Spec.SubscribersPerPublisher, Spec.Publishers, Spec.Subscribers,
+                Spec.MaxMessageBytes, Spec.WaitMode, Spec.RoundTrip)));
+        }
+
+        var startTimeout = TimeSpan.FromSeconds(_options.AgentStartTimeoutSeconds);
+        var accepting = _endpoints
+            .Select(e => Task.Factory.StartNew(
+                () => e.WaitForSubscribers(Spec.SubscribersPerPublisher, startTimeout, _abort.Token),
+                _abort.Token, TaskCreationOptions.LongRunning, TaskScheduler.Default))
+            .ToList();
+
+        for (int s = 0; s < Spec.Subscribers; s++)
+        {
+            var addresses = Spec.PublishersOf(s).Select(p => new PublisherAddress(p, _endpoints[p].Address)).ToList();
+            if (transport.Capabilities.CrossProcess)
+            {
+                var assignment = new Assignment { Spec = Spec.ToProto(), SubscriberIndex = s };
+                assignment.Publishers.AddRange(addresses.Select(a => new PublisherEndpoint { PublisherIndex = a.PublisherIndex, Address = a.Address }));
+                var session = new AgentSession(Id, s, assignment, message => Fail(2, message), _logger);
+                _subscribers.Add(session);
+                _agents.Add(session);
+                _launcher.Launch(session);
+            }
+            else
+            {
+                var options = new SubscriberOptions(_runtime.TransportEnvironment, Id, s, addresses, Spec.Publishers, Spec.Subscribers,
+                    Spec.MaxMessageBytes, Spec.WaitMode, Spec.RoundTrip);
+                var host = SubscriberHost.Connect(transport, options, new SubscriberPlan(Spec.PayloadBytes, Spec.FullPayload, Spec.RoundTrip, Spec.Publishers), _abort.Token);
+                _subscribers.Add(new LocalSubscriber(s, host));
+            }
+        }
+
+        var allReady = Task.WhenAll(accepting.Concat(_subscribers.Select(s => s.Ready)));
+        var timeout = Task.Delay(startTimeout + TimeSpan.FromSeconds(1));
+        var first = await Task.WhenAny(allReady, timeout, _failed.Task, _stopRequested.Task).ConfigureAwait(false);
+        if (first == timeout)
+        {
+            var notReady = _subscribers.Where(s => !s.Ready.IsCompletedSuccessfully).Select(s => s.Name).ToList();
+            throw new ScenarioFailureException(notReady.Count > 0
+                ? $"{string.Join(", ", notReady)} did not become ready within {startTimeout.TotalSeconds:0} s"
+                : $"publishers of transport '{Spec.Transport.Id}' did not see all subscribers connect within {startTimeout.TotalSeconds:0} s");
+        }
+
+        if (first == _failed.Task)
+        {
+            throw new ScenarioFailureException(_failed.Task.Result);
+        }
+
+        if (first == _stopRequested.Task)
+        {
+            throw new ScenarioFailureException("stopped before all subscribers were ready");
+        }
+
+        await allReady.ConfigureAwait(false);
+        foreach (var subscriber in _subscribers.OfType<LocalSubscriber>())
+        {
+            subscriber.Host.Start();
+        }
+    }
+
+    /// <summary>Runs publishers until the duration is over (false) or a stop was requested (true).</summary>
+    private async Task<bool> MeasureAsync()
+    {
+        long nowNs = MonotonicClock.NowNs();
+        long warmupNs = Spec.Warmup.Ticks * 100;
+        _startedNs = nowNs;
+        _measureFromNs = nowNs + warmupNs;
+        _window.Start(_measureFromNs);
+        foreach (var subscriber in _subscribers)
+        {
+            subscriber.StartMeasurement(_measureFromNs);
+        }
+
+        lock (_gate)
+        {
+            _startedAt = Timestamp.FromDateTime(DateTime.UtcNow);
+        }
+
+        if (warmupNs == 0)
+        {
+            _daemonAtStart = ProcessMetrics.Take();
+        }
+
+        SetState(warmupNs > 0 ? ScenarioState.WarmingUp : ScenarioState.Running);
+        for (int p = 0; p < Spec.Publishers; p++)
+        {
+            var worker = new PublisherWorker(_endpoints[p], new PublisherPlan(p, Spec.PayloadBytes, Spec.FullPayload, Spec.RatePerPublisher,
+                Spec.RoundTrip, Spec.SubscribersPerPublisher, Spec.WaitMode), _window);
+            _publishers.Add(worker);
+            _roundTripReaders.Add(new HistogramIntervalReader(worker.RoundTripLatency));
+            var thread = new Thread(() => RunPublisher(worker)) { IsBackground = true, Name = $"pub{p}" };
+            _publisherThreads.Add(thread);
+        }
+
+        _lastTickNs = nowNs;
+        _publisherThreads.ForEach(t => t.Start());
+
+        long? endNs = Spec.Duration is { } duration ? _measureFromNs + duration.Ticks * 100 : null;
+        while (true)
+        {
+            long now = MonotonicClock.NowNs();
+            long untilEnd = endNs is { } end ? end - now : long.MaxValue;
+            long untilMeasure = _daemonAtStart is null ? _measureFromNs - now : long.MaxValue;
+            long waitNs = Math.Max(0, Math.Min(Math.Min(untilEnd, untilMeasure), Tick.Ticks * 100));
+            var first = await Task.WhenAny(Task.Delay(TimeSpan.FromTicks(waitNs / 100)), _stopRequested.Task, _failed.Task).ConfigureAwait(false);
+            if (first == _failed.Task)
+            {
+                throw new ScenarioFailureException(_failed.Task.Result);
+            }
+
+            now = MonotonicClock.NowNs();
+            if (_daemonAtStart is null && now >= _measureFromNs)
+            {
+                _daemonAtStart = ProcessMetrics.Take();
+                SetState(ScenarioState.Running);
+            }
+
+            UpdateInterval(now);
+            if (first == _stopRequested.Task)
+            {
+                return true;
+            }
+
+            if (endNs is { } stopAt && now >= stopAt)
+            {
+                return false;
+            }
+        }
+    }
+
+    private void RunPublisher(PublisherWorker worker)
+    {
+        try
+        {
+            worker.Run(_abort.Token);
+        }
+        catch (Exception e)
+        {
+            Fail(1, $"publisher {worker.Plan.PublisherIndex} on '{Spec.Transport.Id}' failed: {e.Message}");
+        }
+    }
+
+    private async Task TearDownMeasurementAsync()
+    {
+        SetState(ScenarioState.Stopping);
+        _measureToNs = MonotonicClock.NowNs();
+        _daemonAtEnd = ProcessMetrics.Take();
+        StopPublishers(join: true);
+        if (_failed.Task.IsCompleted)
+        {
+            throw new ScenarioFailureException(_failed.Task.Result);
+        }
+
+        var drain = TimeSpan.FromSeconds(_options.DrainTimeoutSeconds);
+        var finishing = Task.WhenAll(_subscribers.Select(s => s.FinishAsync(drain, _abort.Token)));
+        if (await Task.WhenAny(finishing, _failed.Task).ConfigureAwait(false) == _failed.Task)
+        {
+            throw new ScenarioFailureException(_failed.Task.Result);
+        }
+
+        await finishing.ConfigureAwait(false);
+        UpdateInterval(MonotonicClock.NowNs());
+    }
+
+    private void StopPublishers(bool join)
+    {
+        _publishers.ForEach(p => p.RequestStop());
+        if (!join)
+        {
+            // Blocked sends only return once their links close.
+            _endpoints.ForEach(e => e.Dispose());
+            return;
+        }
+
+        foreach (var thread in _publisherThreads)
+        {
+            if (!thread.Join(TimeSpan.FromSeconds(_options.DrainTimeoutSeconds)))
+            {
+                throw new ScenarioFailureException($"publisher thread {thread.Name} did not stop within {_options.DrainTimeoutSeconds} s: a subscriber stopped reading");
+            }
+        }
+    }
+
+    private void Fail(int priority, string message)
+    {
+        lock (_failures)
+        {
+            _failures.Add((priority, message));
+        }
+
+        _failed.TrySetResult(message);
+    }
+
+    /// <summary>
+    /// A dead agent also breaks its publishers' links; the agent's death is the cause users need to read, so wait a
+    /// moment for it before choosing which failure to report.
+    /// </summary>
+    private async Task<string> ChooseFailureAsync(Exception exception)
+    {
+        Fail(exception is ScenarioFailureException ? 1 : 0, exception is ScenarioFailureException
+            ? exception.Message
+            : $"{exception.GetType().Name}: {exception.Message}");
+        await Task.Delay(300).ConfigureAwait(false);
+        lock (_failures)
+        {
+            // The earliest among the most telling failures.
+            return _failures.OrderByDescending(f => f.Priority).First().Message;
+        }
+    }
+
+    private async Task ReleaseAsync()
+    {
+        _abort.Cancel();
+        foreach (var endpoint in _endpoints)
+        {
+            try
+            {
+                endpoint.Dispose();
+            }
+            catch (Exception e)
+            {
+                _logger.LogWarning(e, "Disposing a publisher endpoint failed");
+            }
+        }
+
+        await Task.WhenAll(_subscribers.Select(async s =>
+        {
+            await s.DisposeAsync().ConfigureAwait(false);
+            if (s is AgentSession session)
+            {
+                _agents.Remove(session);
+            }
+        })).ConfigureAwait(false);
+
+        foreach (var thread in _publisherThreads)
+        {
+            thread.Join(TimeSpan.FromSeconds(2));
+        }
+    }
+
+    private void SetState(ScenarioState state)
+    {
+        lock (_gate)
+        {
+            _state = state;
+        }
+
+        _logger.LogInformation("Scenario {ScenarioId} is {State}", Id, state);
+    }
+
+    private void Finish(ScenarioState state, string error)
+    {
+        lock (_gate)
+        {
+            _state = state;
+            _error = error;
+            _endedAt = Timestamp.FromDateTime(DateTime.UtcNow);
+        }
+    }
+
+    private LatencyHistogram TakeLatencyInterval()
+    {
+        var interval = new LatencyHistogram();
+        if (Spec.RoundTrip)
+        {
+            _roundTripReaders.ForEach(r => r.ReadInterval(interval));
+        }
+        else
+        {
+            _subscribers.ForEach(s => interval.Add(s.TakeLatencyInterval()));
+        }
+
+        return interval;
+    }
+
+    private void UpdateInterval(long nowNs)
+    {
+        var latency = TakeLatencyInterval();
+        long received = _subscribers.Sum(s => s.Counters.Received);
+        double seconds = (nowNs - _lastTickNs) / 1e9;
+        lock (_gate)
+        {
+            _totalLatency.Add(latency);
+            if (seconds > 0)
+            {
+                double rate = (received - _lastTickReceived) / seconds;
+                _lastInterval = new IntervalStats
+                {
+                    Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
+                    MessagesPerSecond = rate,
+                    BytesPerSecond = rate * Spec.PayloadBytes,
+                    Latency = StatsFormatting.ToLatency(latency, Spec.RoundTrip),
+                };
+            }
+        }
+
+        _lastTickNs = nowNs;
+        _lastTickReceived = received;
+    }
+
+    /// <summary>The result as of now. Call under <see cref="_gate"/>.</summary>
+    private ScenarioStats BuildStats()
+    {
+        var counters = _subscribers.Aggregate(default(ReceiverCounters), (sum, s) => sum + s.Counters);
+        long sent = _publishers.Sum(p => p.Sent);
+        long expected = sent * Spec.SubscribersPerPublisher;
+        long endNs = _measureToNs > 0 ? _measureToNs : MonotonicClock.NowNs();
+        double measuredSeconds = _measureFromNs > 0 && endNs > _measureFromNs ? (endNs - _measureFromNs) / 1e9 : 0;
+        var stats = new ScenarioStats
+        {
+            MessagesSent = (ulong)sent,
+            MessagesReceived = (ulong)counters.Received,
+            MessagesExpected = (ulong)expected,
+            MessagesLost = (ulong)Math.Max(0, expected - (counters.Received - counters.Duplicated)),
+            MessagesCorrupted = (ulong)(counters.Corrupted + _publishers.Sum(p => p.BadEchoes)),
+            MessagesDuplicated = (ulong)counters.Duplicated,
+            MeasuredMessages = (ulong)counters.MeasuredReceived,
+            MeasuredDuration = Duration.FromTimeSpan(TimeSpan.FromTicks((long)(measuredSeconds * TimeSpan.TicksPerSecond))),
+            MessagesPerSecond = measuredSeconds > 0 ? counters.MeasuredReceived / measuredSeconds : 0,
+            BytesPerSecond = measuredSeconds > 0 ? counters.MeasuredBytes / measuredSeconds : 0,
+            Latency = StatsFormatting.ToLatency(_totalLatency, Spec.RoundTrip),
+        };
+
+        var now = ProcessMetrics.Take();
+        var daemonStart = _daemonAtStart ?? now;
+        var daemonEnd = _daemonAtEnd ?? now;
+        stats.Processes.Add(new ProcessStats
+        {
+            Role = "daemon",
+            Index = -1,
+            Pid = Environment.ProcessId,
+            CpuSeconds = daemonEnd.CpuSeconds - daemonStart.CpuSeconds,
+            CpuPercent = ProcessMetrics.CpuPercent(daemonStart, daemonEnd),
+            PeakRssBytes = now.PeakRssBytes,
+        });
+        foreach (var subscriber in _subscribers)
+        {
+            if (subscriber.Process is { } process)
+            {
+                stats.Processes.Add(process);
+            }
+        }
+
+        return stats;
+    }
+
+    public Scenario Snapshot()
+    {
+        lock (_gate)
+        {
+            var scenario = new Scenario
+            {
+                Id = Id,
+                Spec = Spec.ToProto(),
+                State = _state,
+                Error = _error,
+                CreatedAt = CreatedAt,
+                StartedAt = _startedAt,
+                EndedAt = _endedAt,
+                Environment = _environment,
+                LastInterval = _lastInterval,
+            };
+            if (_finalStats is not null)
+            {
+                scenario.Stats = _finalStats;
+            }
+            else if (_state is not ScenarioState.Pending and not ScenarioState.Starting)
+            {
+                scenario.Stats = BuildStats();
+            }
+
+            return scenario;
+        }
+    }
+}

@@ -1,0 +1,87 @@
+using IpcBench.V1;
+using IpcBench.Workload;
+
+namespace IpcBench.Daemon.Scenarios;
+
+/// <summary>
+/// The scenario runner's view of one subscriber, whether it runs in an agent process or (for in-process transports)
+/// on threads of the daemon.
+/// </summary>
+public abstract class SubscriberHandle(int index) : IAsyncDisposable
+{
+    private readonly object _latencyGate = new();
+    private LatencyHistogram _pendingLatency = new();
+
+    public int Index { get; } = index;
+
+    /// <summary>How errors name this subscriber, e.g. "agent 2 (pid 4711)".</summary>
+    public abstract string Name { get; }
+
+    /// <summary>Completes when the subscriber is connected to all its publishers and receiving.</summary>
+    public abstract Task Ready { get; }
+
+    public abstract ReceiverCounters Counters { get; }
+
+    /// <summary>Set when the subscriber process reported its own resource use.</summary>
+    public virtual ProcessStats? Process => null;
+
+    public abstract void StartMeasurement(long fromNs);
+
+    /// <summary>Lets the subscriber drain (up to <paramref name="drainTimeout"/>) and collects its final counters.</summary>
+    public abstract Task FinishAsync(TimeSpan drainTimeout, CancellationToken cancellationToken);
+
+    public abstract ValueTask DisposeAsync();
+
+    /// <summary>Latency recorded since the previous call.</summary>
+    public virtual LatencyHistogram TakeLatencyInterval()
+    {
+        lock (_latencyGate)
+        {
+            var taken = _pendingLatency;
+            _pendingLatency = new LatencyHistogram();
+            return taken;
+        }
+    }
+
+    protected void AddLatency(LatencyHistogram interval)
+    {
+        lock (_latencyGate)
+        {
+            _pendingLatency.Add(interval);
+        }
+    }
+}
+
+/// <summary>A subscriber on threads of the daemon, for transports that cannot cross processes.</summary>
+public sealed class LocalSubscriber(int index, SubscriberHost host) : SubscriberHandle(index)
+{
+    public override string Name => $"in-process subscriber {Index}";
+
+    public override Task Ready => Task.CompletedTask;
+
+    public override ReceiverCounters Counters => host.Counters;
+
+    public SubscriberHost Host => host;
+
+    public override void StartMeasurement(long fromNs) => host.Window.Start(fromNs);
+
+    public override LatencyHistogram TakeLatencyInterval() => host.TakeLatencyInterval();
+
+    public override async Task FinishAsync(TimeSpan drainTimeout, CancellationToken cancellationToken)
+    {
+        await Task.WhenAny(host.Completion, Task.Delay(drainTimeout, cancellationToken)).ConfigureAwait(false);
+        host.Stop();
+        if (host.Completion.IsFaulted)
+        {
+            throw new ScenarioFailureException($"{Name} failed: {host.Completion.Exception!.GetBaseException().Message}");
+        }
+    }
+
+    public override ValueTask DisposeAsync()
+    {
+        host.Dispose();
+        return ValueTask.CompletedTask;
+    }
+}
+
+public sealed class ScenarioFailureException(string message) : Exception(message);
