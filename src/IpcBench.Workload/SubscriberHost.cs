@@ -16,6 +16,7 @@ public sealed class SubscriberHost : IDisposable
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly int _subscriberIndex;
     private int _running;
+    private int _stopped;
     private Exception? _failure;
 
     private SubscriberHost(ISubscriberEndpoint endpoint, SubscriberPlan plan, int subscriberIndex)
@@ -122,6 +123,11 @@ public sealed class SubscriberHost : IDisposable
     /// <summary>Ends the receivers now (closing the links wakes receivers blocked in the kernel).</summary>
     public void Stop()
     {
+        if (Interlocked.Exchange(ref _stopped, 1) == 1)
+        {
+            return;
+        }
+
         _stop.Cancel();
         _endpoint.Dispose();
     }

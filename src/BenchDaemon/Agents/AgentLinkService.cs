@@ -9,7 +9,10 @@ public sealed class AgentLinkService(AgentDirectory directory)
     public async Task Attach(AttachRequest request, IServerStreamWriter<AgentCommand> writer, GrpcCallContext context)
     {
         var session = Find(context, request.ScenarioId, request.AgentIndex, request.Token);
-        await session.AttachAsync(command => writer.WriteAsync(command, context.CancellationToken), context.CancellationToken).ConfigureAwait(false);
+        // Only the agent's own connection ends the stream: on daemon shutdown the scenario still has to send its stop
+        // and receive the agent's final report through it (the call context's token also fires on shutdown).
+        var agentGone = context.HttpContext.RequestAborted;
+        await session.AttachAsync(command => writer.WriteAsync(command, agentGone), agentGone).ConfigureAwait(false);
     }
 
     public Task<ReportAck> Report(AgentReport report, GrpcCallContext context)

@@ -99,6 +99,11 @@ public sealed class AgentSession : SubscriberHandle
             {
                 _counters = new ReceiverCounters((long)c.Received, (long)c.Lost, (long)c.Corrupted, (long)c.Duplicated,
                     (long)c.MeasuredReceived, (long)c.MeasuredBytes);
+                if (report.Kind == ReportKind.Progress)
+                {
+                    // Rated by when its reports arrive: a daemon tick can fall between two reports or see two at once.
+                    ObserveReceived(_counters.Received, MonotonicClock.NowNs());
+                }
             }
 
             if (report.Process is { } p)
@@ -153,8 +158,12 @@ public sealed class AgentSession : SubscriberHandle
         _fail($"{Name} {how} before reporting its result");
     }
 
-    public override void StartMeasurement(long fromNs) =>
+    public override void StartMeasurement(long fromNs)
+    {
+        // Publishers start right after this: the rate's first interval runs from here to the first progress report.
+        ObserveReceived(Counters.Received, MonotonicClock.NowNs());
         _commands.Writer.TryWrite(new AgentCommand { Start = new StartMeasurement { MeasureFromMonotonicNs = fromNs } });
+    }
 
     public override async Task FinishAsync(TimeSpan drainTimeout, CancellationToken cancellationToken)
     {

@@ -67,13 +67,19 @@ public sealed class BenchControlService(ScenarioManager scenarios, TransportRegi
     {
         var run = scenarios.Get(request.Id);
         var cancellationToken = context.CancellationToken;
-        while (!run.Completion.IsCompleted)
+        while (true)
         {
-            await writer.WriteAsync(run.Snapshot(), cancellationToken).ConfigureAwait(false);
+            // Decide on the snapshot sent, not on Completion: a scenario is in its final state a moment before it has
+            // released its agents, and a tick in between must not send the final snapshot twice.
+            var snapshot = run.Snapshot();
+            await writer.WriteAsync(snapshot, cancellationToken).ConfigureAwait(false);
+            if (snapshot.State is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed)
+            {
+                return;
+            }
+
             await Task.WhenAny(run.Completion, Task.Delay(WatchInterval, cancellationToken)).ConfigureAwait(false);
             cancellationToken.ThrowIfCancellationRequested();
         }
-
-        await writer.WriteAsync(run.Snapshot(), cancellationToken).ConfigureAwait(false);
     }
 }

@@ -79,6 +79,8 @@ public static class DaemonHost
 
         app.MapGrpcLiteReflection();
         app.MapGrpcLiteHealth();
+        app.Services.GetRequiredService<GrpcLiteHealthService>()
+            .SetStatus(BenchControl.Descriptor.FullName, IpcBench.GrpcLite.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving);
     }
 }
 

@@ -14,7 +14,7 @@ public static class Logging
         Log.Logger = new LoggerConfiguration()
             .MinimumLevel.Is(minimum)
             .MinimumLevel.Override("Microsoft", LogEventLevel.Warning)
-            .MinimumLevel.Override("Microsoft.Hosting.Lifetime", LogEventLevel.Information)
+            .MinimumLevel.Override("Microsoft.Hosting.Lifetime", minimum <= LogEventLevel.Information ? LogEventLevel.Information : minimum)
             .Enrich.FromLogContext()
             .WriteTo.Console(
                 outputTemplate: "[{Timestamp:HH:mm:ss.fff} {Level:u3}] {SourceContext}{ScenarioId:l} {Message:lj}{NewLine}{Exception}",

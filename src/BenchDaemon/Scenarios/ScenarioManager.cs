@@ -16,7 +16,7 @@ public sealed class ScenarioManager(
     RuntimeDirectory runtime,
     AgentLauncher launcher,
     AgentDirectory agents,
-    ILoggerFactory loggers) : IHostedService
+    ILoggerFactory loggers) : IHostedLifecycleService
 {
     private readonly ConcurrentDictionary<string, ScenarioRun> _scenarios = new();
     private readonly ConcurrentQueue<string> _order = new();
@@ -83,9 +83,17 @@ public sealed class ScenarioManager(
         }
     }
 
+    public Task StartingAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
     public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 
-    public async Task StopAsync(CancellationToken cancellationToken)
+    public Task StartedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    /// <summary>
+    /// Runs before any hosted service stops, so the gRPC server still carries the agents' final reports: scenarios end
+    /// STOPPED with their results rather than FAILED with their connections cut.
+    /// </summary>
+    public async Task StoppingAsync(CancellationToken cancellationToken)
     {
         lock (_admission)
         {
@@ -103,4 +111,8 @@ public sealed class ScenarioManager(
         var all = Task.WhenAll(running.Select(s => s.Completion));
         await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(4), cancellationToken)).ConfigureAwait(false);
     }
+
+    public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
+
+    public Task StoppedAsync(CancellationToken cancellationToken) => Task.CompletedTask;
 }

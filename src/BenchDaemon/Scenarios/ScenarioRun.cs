@@ -45,9 +45,8 @@ public sealed class ScenarioRun
     private long _measureToNs;
     private ProcessMetrics.Sample? _daemonAtStart;
     private ProcessMetrics.Sample? _daemonAtEnd;
-    private long _lastTickNs;
-    private long _lastTickReceived;
     private long _startedNs;
+    private int _endpointsDisposed;
 
     public ScenarioRun(string id, ResolvedSpec spec, DaemonOptions options, RuntimeDirectory runtime, AgentLauncher launcher, AgentDirectory agents, ILogger logger)
     {
@@ -248,7 +247,6 @@ public sealed class ScenarioRun
             _publisherThreads.Add(thread);
         }
 
-        _lastTickNs = nowNs;
         _publisherThreads.ForEach(t => t.Start());
 
         long? endNs = Spec.Duration is { } duration ? _measureFromNs + duration.Ticks * 100 : null;
@@ -315,7 +313,11 @@ public sealed class ScenarioRun
         }
 
         await finishing.ConfigureAwait(false);
-        UpdateInterval(MonotonicClock.NowNs());
+        lock (_gate)
+        {
+            // The subscribers' last reports: into the totals, not into a misleading sub-second interval.
+            _totalLatency.Add(TakeLatencyInterval());
+        }
     }
 
     private void StopPublishers(bool join)
@@ -324,7 +326,7 @@ public sealed class ScenarioRun
         if (!join)
         {
             // Blocked sends only return once their links close.
-            _endpoints.ForEach(e => e.Dispose());
+            DisposeEndpoints();
             return;
         }
 
@@ -364,9 +366,13 @@ public sealed class ScenarioRun
         }
     }
 
-    private async Task ReleaseAsync()
+    private void DisposeEndpoints()
     {
-        _abort.Cancel();
+        if (Interlocked.Exchange(ref _endpointsDisposed, 1) == 1)
+        {
+            return;
+        }
+
         foreach (var endpoint in _endpoints)
         {
             try
@@ -378,6 +384,12 @@ public sealed class ScenarioRun
                 _logger.LogWarning(e, "Disposing a publisher endpoint failed");
             }
         }
+    }
+
+    private async Task ReleaseAsync()
+    {
+        _abort.Cancel();
+        DisposeEndpoints();
 
         await Task.WhenAll(_subscribers.Select(async s =>
         {
@@ -391,6 +403,16 @@ public sealed class ScenarioRun
         foreach (var thread in _publisherThreads)
         {
             thread.Join(TimeSpan.FromSeconds(2));
+        }
+
+        // Per-scenario housekeeping, e.g. the iceoryx2 ports and shared memory of an agent that died during this scenario.
+        try
+        {
+            Spec.Transport.RemoveStaleResources(_runtime.TransportEnvironment);
+        }
+        catch (Exception e)
+        {
+            _logger.LogWarning(e, "Removing stale resources of {Transport} failed", Spec.Transport.Id);
         }
     }
 
@@ -432,26 +454,18 @@ public sealed class ScenarioRun
     private void UpdateInterval(long nowNs)
     {
         var latency = TakeLatencyInterval();
-        long received = _subscribers.Sum(s => s.Counters.Received);
-        double seconds = (nowNs - _lastTickNs) / 1e9;
+        double rate = _subscribers.Sum(s => s.ReceiveRate);
         lock (_gate)
         {
             _totalLatency.Add(latency);
-            if (seconds > 0)
+            _lastInterval = new IntervalStats
             {
-                double rate = (received - _lastTickReceived) / seconds;
-                _lastInterval = new IntervalStats
-                {
-                    Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
-                    MessagesPerSecond = rate,
-                    BytesPerSecond = rate * Spec.PayloadBytes,
-                    Latency = StatsFormatting.ToLatency(latency, Spec.RoundTrip),
-                };
-            }
+                Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
+                MessagesPerSecond = rate,
+                BytesPerSecond = rate * Spec.PayloadBytes,
+                Latency = StatsFormatting.ToLatency(latency, Spec.RoundTrip),
+            };
         }
-
-        _lastTickNs = nowNs;
-        _lastTickReceived = received;
     }
 
     /// <summary>The result as of now. Call under <see cref="_gate"/>.</summary>

@@ -11,6 +11,9 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
 {
     private readonly object _latencyGate = new();
     private LatencyHistogram _pendingLatency = new();
+    private long _rateCount;
+    private long _rateNs;
+    private double _receiveRate;
 
     public int Index { get; } = index;
 
@@ -24,6 +27,9 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
 
     /// <summary>Set when the subscriber process reported its own resource use.</summary>
     public virtual ProcessStats? Process => null;
+
+    /// <summary>Messages per second between this subscriber's two latest observations (its own clock, not the daemon's tick).</summary>
+    public virtual double ReceiveRate => Volatile.Read(ref _receiveRate);
 
     public abstract void StartMeasurement(long fromNs);
 
@@ -41,6 +47,17 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
             _pendingLatency = new LatencyHistogram();
             return taken;
         }
+    }
+
+    protected void ObserveReceived(long received, long nowNs)
+    {
+        if (_rateNs > 0 && nowNs > _rateNs)
+        {
+            Volatile.Write(ref _receiveRate, (received - _rateCount) / ((nowNs - _rateNs) / 1e9));
+        }
+
+        _rateCount = received;
+        _rateNs = nowNs;
     }
 
     protected void AddLatency(LatencyHistogram interval)
@@ -63,9 +80,22 @@ public sealed class LocalSubscriber(int index, SubscriberHost host) : Subscriber
 
     public SubscriberHost Host => host;
 
-    public override void StartMeasurement(long fromNs) => host.Window.Start(fromNs);
+    public override void StartMeasurement(long fromNs)
+    {
+        ObserveReceived(host.Counters.Received, MonotonicClock.NowNs());
+        host.Window.Start(fromNs);
+    }
 
     public override LatencyHistogram TakeLatencyInterval() => host.TakeLatencyInterval();
+
+    public override double ReceiveRate
+    {
+        get
+        {
+            ObserveReceived(host.Counters.Received, MonotonicClock.NowNs());
+            return base.ReceiveRate;
+        }
+    }
 
     public override async Task FinishAsync(TimeSpan drainTimeout, CancellationToken cancellationToken)
     {

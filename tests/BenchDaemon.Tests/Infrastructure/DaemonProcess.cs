@@ -1,0 +1,363 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using Google.Protobuf;
+using IpcBench.GrpcLite;
+using IpcBench.GrpcLite.Health.V1;
+using IpcBench.V1;
+using Xunit.Abstractions;
+
+namespace IpcBench.Daemon.Tests.Infrastructure;
+
+/// <summary>
+/// A real BenchDaemon process on a free loopback port with a private runtime directory: started, waited for until it
+/// answers health checks, driven through gRPC, and on dispose stopped with SIGTERM and, failing that, killed with its
+/// whole process tree. Everything it prints is kept, for failure messages.
+/// </summary>
+internal sealed class DaemonProcess : IAsyncDisposable
+{
+    private const string Service = "/ipcbench.v1.BenchControl/";
+    private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(30);
+    private static readonly TimeSpan CallDeadline = TimeSpan.FromSeconds(40);
+
+    private readonly Process _process;
+    private readonly OutputLog _output;
+    private bool _disposed;
+
+    private DaemonProcess(Process process, OutputLog output, int port, string runtimeBase)
+    {
+        _process = process;
+        _output = output;
+        Port = port;
+        RuntimeBase = runtimeBase;
+        Address = $"127.0.0.1:{port}";
+        Channel = new GrpcLiteChannel(Address);
+    }
+
+    public int Pid => _process.Id;
+
+    public int Port { get; }
+
+    /// <summary>host:port of the control plane, as grpcurl takes it.</summary>
+    public string Address { get; }
+
+    /// <summary>The IpcBench:RuntimeDirectory passed to the daemon; it keeps its sockets in <see cref="RuntimeDirectory"/>.</summary>
+    public string RuntimeBase { get; }
+
+    /// <summary>BASE/PID: the daemon's own directory, which it must remove when it stops.</summary>
+    public string RuntimeDirectory => Path.Combine(RuntimeBase, Pid.ToString());
+
+    /// <summary>Prefix of the socket files .NET named pipes of this daemon create (names embed the owner pid).</summary>
+    public string NamedPipePrefix => $"CoreFxPipe_ipcbench.{Pid}.";
+
+    public GrpcLiteChannel Channel { get; }
+
+    public bool HasExited => _process.HasExited;
+
+    public OutputLog Output => _output;
+
+    /// <summary>Starts a daemon and returns once it answers health checks. <paramref name="configuration"/>: e.g. "--IpcBench:MaxPublishers=8".</summary>
+    public static async Task<DaemonProcess> StartAsync(params string[] configuration)
+    {
+        if (!File.Exists(RepoLayout.DaemonExecutable))
+        {
+            throw new FileNotFoundException($"The daemon was not built at {RepoLayout.DaemonExecutable}; build the solution ({RepoLayout.Configuration}).");
+        }
+
+        // A port picked by binding port 0 can be taken by someone else before the daemon binds it: try again then.
+        for (int attempt = 1; ; attempt++)
+        {
+            int port = FreeLoopbackPort();
+            var runtimeBase = Path.Combine(Path.GetTempPath(), "ipcbench-tests", Guid.NewGuid().ToString("N")[..10]);
+            Directory.CreateDirectory(runtimeBase);
+            var output = new OutputLog();
+            var start = new ProcessStartInfo(RepoLayout.DaemonExecutable)
+            {
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+                UseShellExecute = false,
+                WorkingDirectory = runtimeBase,
+            };
+            foreach (var argument in (string[])["serve", "--listen", $"127.0.0.1:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}", .. configuration])
+            {
+                start.ArgumentList.Add(argument);
+            }
+
+            var process = output.Start(start);
+            var daemon = new DaemonProcess(process, output, port, runtimeBase);
+            try
+            {
+                await daemon.WaitUntilServingAsync();
+                return daemon;
+            }
+            catch (DaemonExitedException) when (attempt < 3 && output.Text.Contains("address already in use", StringComparison.OrdinalIgnoreCase))
+            {
+                await daemon.DisposeAsync();
+            }
+            catch
+            {
+                await daemon.DisposeAsync();
+                throw;
+            }
+        }
+    }
+
+    private static int FreeLoopbackPort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        int port = ((IPEndPoint)listener.LocalEndpoint).Port;
+        listener.Stop();
+        return port;
+    }
+
+    private async Task WaitUntilServingAsync()
+    {
+        var deadline = Stopwatch.StartNew();
+        Exception? last = null;
+        while (deadline.Elapsed < StartTimeout)
+        {
+            if (_process.HasExited)
+            {
+                _process.WaitForExit();
+                throw new DaemonExitedException($"The daemon exited with code {_process.ExitCode} before it served.\n{_output.Describe()}");
+            }
+
+            try
+            {
+                var health = await Channel.UnaryAsync("/grpc.health.v1.Health/Check", new HealthCheckRequest(), HealthCheckResponse.Parser,
+                    deadline: TimeSpan.FromSeconds(2));
+                if (health.Status == HealthCheckResponse.Types.ServingStatus.Serving)
+                {
+                    return;
+                }
+
+                last = new InvalidOperationException($"health status {health.Status}");
+            }
+            catch (RpcException e)
+            {
+                last = e;
+            }
+
+            await Task.Delay(100);
+        }
+
+        throw new TimeoutException($"The daemon did not answer health checks within {StartTimeout.TotalSeconds:0} s (last: {last?.Message}).\n{_output.Describe()}");
+    }
+
+    public async Task<IReadOnlyList<TransportInfo>> ListTransportsAsync() =>
+        [.. (await CallAsync<ListTransportsRequest, ListTransportsResponse>("ListTransports", new())).Transports];
+
+    /// <summary>Starts a scenario and returns the snapshot StartScenario answered with.</summary>
+    public async Task<Scenario> StartScenarioAsync(ScenarioSpec spec)
+    {
+        var response = await CallAsync<StartScenarioRequest, StartScenarioResponse>("StartScenario", new() { Spec = spec });
+        Assert.False(string.IsNullOrEmpty(response.Id), "StartScenario returned no id");
+        Assert.Equal(response.Id, response.Scenario?.Id);
+        return response.Scenario!;
+    }
+
+    public Task<Scenario> GetScenarioAsync(string id) => CallAsync<GetScenarioRequest, Scenario>("GetScenario", new() { Id = id });
+
+    public Task<Scenario> StopScenarioAsync(string id) => CallAsync<StopScenarioRequest, Scenario>("StopScenario", new() { Id = id });
+
+    public async Task<IReadOnlyList<Scenario>> ListScenariosAsync() =>
+        [.. (await CallAsync<ListScenariosRequest, ListScenariosResponse>("ListScenarios", new())).Scenarios];
+
+    public IAsyncEnumerable<Scenario> WatchScenarioAsync(string id, CancellationToken cancellationToken = default) =>
+        Channel.ServerStreamingAsync(Service + "WatchScenario", new WatchScenarioRequest { Id = id }, Scenario.Parser, cancellationToken);
+
+    /// <summary>Starts a scenario and waits for its result.</summary>
+    public async Task<Scenario> RunScenarioAsync(ScenarioSpec spec, TimeSpan? timeout = null)
+    {
+        var started = await StartScenarioAsync(spec);
+        return await WaitUntilFinishedAsync(started.Id, timeout ?? DefaultTimeout(spec));
+    }
+
+    public Task<Scenario> WaitUntilFinishedAsync(string id, TimeSpan timeout) =>
+        WaitForAsync(id, ScenarioStates.IsFinished, timeout, "to finish");
+
+    public Task<Scenario> WaitForStateAsync(string id, ScenarioState state, TimeSpan timeout) =>
+        WaitForAsync(id, s => s.State == state, timeout, $"to reach {state}");
+
+    /// <summary>Polls GetScenario until <paramref name="condition"/> holds; a scenario that finishes otherwise fails the wait at once.</summary>
+    public async Task<Scenario> WaitForAsync(string id, Func<Scenario, bool> condition, TimeSpan timeout, string what)
+    {
+        var clock = Stopwatch.StartNew();
+        while (true)
+        {
+            var scenario = await GetScenarioAsync(id);
+            if (condition(scenario))
+            {
+                return scenario;
+            }
+
+            if (ScenarioStates.IsFinished(scenario) || clock.Elapsed > timeout)
+            {
+                throw new Xunit.Sdk.XunitException(
+                    $"Scenario {id} did not get {what} within {timeout.TotalSeconds:0.#} s; it is {scenario.State}.\n{Describe(scenario)}");
+            }
+
+            await Task.Delay(50);
+        }
+    }
+
+    /// <summary>Live BenchAgent processes the daemon started.</summary>
+    public IReadOnlyList<ProcessEntry> Agents() => [.. ProcessTree.Children(Pid).Where(p => p.IsAgent)];
+
+    /// <summary>Sends SIGTERM and waits for the daemon to exit; false if it is still running after <paramref name="timeout"/>.</summary>
+    public async Task<bool> TerminateAsync(TimeSpan timeout)
+    {
+        if (_process.HasExited)
+        {
+            return true;
+        }
+
+        ProcessTree.Signal(Pid, ProcessTree.SigTerm);
+        using var wait = new CancellationTokenSource(timeout);
+        try
+        {
+            await _process.WaitForExitAsync(wait.Token);
+            return true;
+        }
+        catch (OperationCanceledException)
+        {
+            return false;
+        }
+    }
+
+    public int ExitCode => _process.ExitCode;
+
+    /// <summary>Until disposed, everything the daemon prints from now on also goes to the test's output (shown when it fails).</summary>
+    public IDisposable LogTo(ITestOutputHelper output) => new OutputForwarder(_output, output);
+
+    /// <summary>A scenario as JSON, followed by the daemon's output: what a failing assertion should show.</summary>
+    public string Describe(Scenario? scenario) =>
+        (scenario is null ? string.Empty : "Scenario: " + JsonFormatter.Default.Format(scenario) + "\n") + _output.Describe();
+
+    private static TimeSpan DefaultTimeout(ScenarioSpec spec) =>
+        TimeSpan.FromSeconds(30) + (spec.Duration?.ToTimeSpan() ?? TimeSpan.Zero) + (spec.Warmup?.ToTimeSpan() ?? TimeSpan.Zero);
+
+    private Task<TResponse> CallAsync<TRequest, TResponse>(string method, TRequest request)
+        where TRequest : IMessage
+        where TResponse : class, IMessage<TResponse>, new() =>
+        Channel.UnaryAsync(Service + method, request, new MessageParser<TResponse>(() => new TResponse()), deadline: CallDeadline);
+
+    public async ValueTask DisposeAsync()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        Channel.Dispose();
+        try
+        {
+            // Agents outlive a killed daemon (they are reparented, then notice): remember them before it goes.
+            var descendants = _process.HasExited ? [] : ProcessTree.Descendants(Pid);
+            if (!await TerminateAsync(TimeSpan.FromSeconds(10)))
+            {
+                _process.Kill(entireProcessTree: true);
+                await _process.WaitForExitAsync();
+            }
+
+            foreach (var leftover in descendants)
+            {
+                ProcessTree.SignalIfAlive(leftover, ProcessTree.SigKill);
+            }
+        }
+        finally
+        {
+            // Also drains the output readers, so the log is complete.
+            _process.WaitForExit(TimeSpan.FromSeconds(10));
+            _process.Dispose();
+            try
+            {
+                Directory.Delete(RuntimeBase, recursive: true);
+            }
+            catch (DirectoryNotFoundException)
+            {
+            }
+        }
+    }
+
+    private sealed class DaemonExitedException(string message) : Exception(message);
+}
+
+/// <summary>Copies the daemon output of one test's lifetime into that test's output when the test ends.</summary>
+internal sealed class OutputForwarder(OutputLog log, ITestOutputHelper output) : IDisposable
+{
+    private readonly int _from = log.Count;
+
+    public void Dispose()
+    {
+        var lines = log.Lines(_from);
+        output.WriteLine($"--- daemon output during this test ({lines.Count} lines) ---");
+        foreach (var line in lines)
+        {
+            output.WriteLine(line);
+        }
+    }
+}
+
+/// <summary>A child process's command line, then everything it printed, stdout and stderr interleaved as they arrived.</summary>
+internal sealed class OutputLog
+{
+    private readonly List<string> _lines = [];
+
+    public Process Start(ProcessStartInfo start)
+    {
+        Add($"{start.FileName} {string.Join(' ', start.ArgumentList)}", "$");
+        var process = new Process { StartInfo = start };
+        process.OutputDataReceived += (_, e) => Add(e.Data, "out");
+        process.ErrorDataReceived += (_, e) => Add(e.Data, "err");
+        process.Start();
+        process.BeginOutputReadLine();
+        process.BeginErrorReadLine();
+        return process;
+    }
+
+    public int Count
+    {
+        get
+        {
+            lock (_lines)
+            {
+                return _lines.Count;
+            }
+        }
+    }
+
+    public string Text => string.Join('\n', Lines(0));
+
+    public IReadOnlyList<string> Lines(int from)
+    {
+        lock (_lines)
+        {
+            return _lines.Count > from ? _lines.GetRange(from, _lines.Count - from) : [];
+        }
+    }
+
+    /// <summary>The last <paramref name="maxLines"/> lines, headed for a failure message.</summary>
+    public string Describe(int maxLines = 200)
+    {
+        lock (_lines)
+        {
+            int from = Math.Max(0, _lines.Count - maxLines);
+            return $"--- daemon output ({(from > 0 ? $"last {maxLines} of " : string.Empty)}{_lines.Count} lines) ---\n"
+                + string.Join('\n', _lines.Skip(from)) + "\n--- end of daemon output ---";
+        }
+    }
+
+    private void Add(string? line, string stream)
+    {
+        if (line is not null)
+        {
+            lock (_lines)
+            {
+                _lines.Add($"[{stream}] {line}");
+            }
+        }
+    }
+}

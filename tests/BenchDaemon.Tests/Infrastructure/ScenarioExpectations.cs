@@ -1,0 +1,71 @@
+using IpcBench.V1;
+
+namespace IpcBench.Daemon.Tests.Infrastructure;
+
+/// <summary>
+/// Checks on one scenario result that all run before any fails, so a failure lists every broken expectation at once,
+/// followed by the scenario as JSON and the daemon's output.
+/// </summary>
+internal sealed class ScenarioExpectations(Scenario scenario, DaemonProcess daemon)
+{
+    private readonly List<string> _failures = [];
+
+    public Scenario Scenario => scenario;
+
+    public ScenarioStats Stats => scenario.Stats ?? new ScenarioStats();
+
+    public ScenarioExpectations That(bool condition, string expectation)
+    {
+        if (!condition)
+        {
+            _failures.Add(expectation);
+        }
+
+        return this;
+    }
+
+    public ScenarioExpectations Equal<T>(T expected, T actual, string what)
+    {
+        if (!EqualityComparer<T>.Default.Equals(expected, actual))
+        {
+            _failures.Add($"{what}: expected {expected}, got {actual}");
+        }
+
+        return this;
+    }
+
+    public ScenarioExpectations Between(double min, double max, double actual, string what)
+    {
+        if (!(actual >= min && actual <= max))
+        {
+            _failures.Add($"{what}: expected {min}..{max}, got {actual}");
+        }
+
+        return this;
+    }
+
+    /// <summary>State COMPLETED, no error, and every message delivered to every subscriber it was addressed to, intact and once.</summary>
+    public ScenarioExpectations CompletedWithoutLoss(int subscribersPerPublisher)
+    {
+        Equal(ScenarioState.Completed, scenario.State, "state");
+        Equal(string.Empty, scenario.Error, "error");
+        That(scenario.Stats is not null, "stats are present");
+        That(Stats.MessagesSent > 0, "messages_sent > 0");
+        Equal(Stats.MessagesSent * (ulong)subscribersPerPublisher, Stats.MessagesExpected, $"messages_expected (messages_sent × {subscribersPerPublisher})");
+        Equal(Stats.MessagesSent * (ulong)subscribersPerPublisher, Stats.MessagesReceived, $"messages_received (messages_sent × {subscribersPerPublisher})");
+        Equal(0UL, Stats.MessagesLost, "messages_lost");
+        Equal(0UL, Stats.MessagesCorrupted, "messages_corrupted");
+        Equal(0UL, Stats.MessagesDuplicated, "messages_duplicated");
+        return this;
+    }
+
+    public void Verify()
+    {
+        if (_failures.Count > 0)
+        {
+            throw new Xunit.Sdk.XunitException(
+                $"Scenario {scenario.Id} ({scenario.Spec?.Transport}) broke {_failures.Count} expectation(s):\n  - "
+                + string.Join("\n  - ", _failures) + "\n" + daemon.Describe(scenario));
+        }
+    }
+}

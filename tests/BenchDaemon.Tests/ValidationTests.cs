@@ -1,0 +1,102 @@
+using Google.Protobuf.WellKnownTypes;
+using IpcBench.Daemon.Tests.Infrastructure;
+using IpcBench.GrpcLite;
+using IpcBench.V1;
+using Xunit.Abstractions;
+
+namespace IpcBench.Daemon.Tests;
+
+/// <summary>What the control plane refuses, and how: the status code and the field named first in the message.</summary>
+[Collection(DaemonCollection.Name)]
+public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper output) : IDisposable
+{
+    private static readonly ScenarioSpec Valid = Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Seconds(1), payloadBytes: 8);
+
+    private readonly DaemonProcess _daemon = shared.Daemon;
+    private readonly IDisposable _log = shared.Daemon.LogTo(output);
+
+    public void Dispose() => _log.Dispose();
+
+    /// <summary>Case name → the field the refusal must name, and a spec that is valid but for that one field.</summary>
+    private static readonly Dictionary<string, (string Field, ScenarioSpec Spec)> InvalidSpecs = new()
+    {
+        ["unknown transport"] = ("spec.transport", Valid.With(s => s.Transport = "carrier-pigeon")),
+        ["no transport"] = ("spec.transport", Valid.With(s => s.Transport = string.Empty)),
+        ["0 publishers"] = ("spec.publishers", Valid.With(s => s.Publishers = 0)),
+        ["publishers above the maximum"] = ("spec.publishers", Valid.With(s => s.Publishers = SharedDaemon.MaxPublishers + 1)),
+        ["0 subscribers"] = ("spec.subscribers", Valid.With(s => s.Subscribers = 0)),
+        ["subscribers above the maximum"] = ("spec.subscribers", Valid.With(s => s.Subscribers = SharedDaemon.MaxSubscribers + 1)),
+        ["0 payload bytes"] = ("spec.payload_bytes", Valid.With(s => s.PayloadBytes = 0)),
+        ["payload above the maximum"] = ("spec.payload_bytes", Valid.With(s => s.PayloadBytes = SharedDaemon.MaxPayloadBytes + 1)),
+        ["PAIRED with N != M"] = ("spec.topology", Valid.With(s => { s.Topology = Topology.Paired; s.Publishers = 2; s.Subscribers = 3; })),
+        ["negative duration"] = ("spec.duration", Valid.With(s => s.Duration = new Duration { Seconds = -1 })),
+        ["negative sub-second duration"] = ("spec.duration", Valid.With(s => s.Duration = new Duration { Nanos = -500_000_000 })),
+        ["zero duration"] = ("spec.duration", Valid.With(s => s.Duration = new Duration())),
+        ["negative warmup"] = ("spec.warmup", Valid.With(s => s.Warmup = new Duration { Seconds = -2 })),
+        ["negative rate"] = ("spec.rate_per_publisher", Valid.With(s => s.RatePerPublisher = -1)),
+        ["spin on named pipes"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "named-pipes"; s.WaitStrategy = WaitStrategy.Spin; })),
+        ["yield on named pipes"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "named-pipes"; s.WaitStrategy = WaitStrategy.Yield; })),
+    };
+
+    public static TheoryData<string> InvalidSpecCases => [.. InvalidSpecs.Keys];
+
+    [Theory]
+    [MemberData(nameof(InvalidSpecCases))]
+    public async Task StartScenario_RefusesInvalidSpec_NamingTheField(string @case)
+    {
+        var (field, spec) = InvalidSpecs[@case];
+        int before = (await _daemon.ListScenariosAsync()).Count;
+
+        var e = await Assert.ThrowsAsync<RpcException>(() => _daemon.StartScenarioAsync(spec));
+
+        output.WriteLine($"{@case}: {e.StatusCode}: {e.Detail}");
+        Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
+        Assert.StartsWith(field + ": ", e.Detail, StringComparison.Ordinal);
+        Assert.Equal(before, (await _daemon.ListScenariosAsync()).Count);
+    }
+
+    [Fact]
+    public async Task StartScenario_WithoutSpec_IsInvalidArgument()
+    {
+        var e = await Assert.ThrowsAsync<RpcException>(() =>
+            _daemon.Channel.UnaryAsync("/ipcbench.v1.BenchControl/StartScenario", new StartScenarioRequest(), StartScenarioResponse.Parser));
+
+        Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
+        Assert.StartsWith("spec: ", e.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task UnknownScenarioId_IsNotFound_OnGetStopAndWatch()
+    {
+        const string id = "0123456789ab";
+
+        var get = await Assert.ThrowsAsync<RpcException>(() => _daemon.GetScenarioAsync(id));
+        var stop = await Assert.ThrowsAsync<RpcException>(() => _daemon.StopScenarioAsync(id));
+        var watch = await Assert.ThrowsAsync<RpcException>(async () =>
+        {
+            await foreach (var snapshot in _daemon.WatchScenarioAsync(id))
+            {
+                Assert.Fail($"WatchScenario of an unknown id streamed {snapshot}");
+            }
+        });
+
+        Assert.All([get, stop, watch], e =>
+        {
+            Assert.Equal(StatusCode.NotFound, e.StatusCode);
+            Assert.Contains(id, e.Detail, StringComparison.Ordinal);
+        });
+    }
+
+    [Fact]
+    public async Task StopScenario_OfAFinishedScenario_IsOkAndChangesNothing()
+    {
+        var finished = await _daemon.RunScenarioAsync(Valid);
+        new ScenarioExpectations(finished, _daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
+
+        var afterStop = await _daemon.StopScenarioAsync(finished.Id);
+
+        Assert.Equal(ScenarioState.Completed, afterStop.State);
+        Assert.Equal(finished, afterStop);
+        Assert.Equal(finished, await _daemon.GetScenarioAsync(finished.Id));
+    }
+}
