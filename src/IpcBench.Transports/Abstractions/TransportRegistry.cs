@@ -30,5 +30,6 @@ public sealed class TransportRegistry
         new NamedPipes.NamedPipesTransport(),
         new UnixSockets.UnixSocketsTransport(),
         new Tcp.TcpTransport(),
+        new SharedMemory.ShmRingTransport(),
     ]);
 }

@@ -1,0 +1,550 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.Versioning;
+using static IpcBench.Transports.SharedMemory.RingLayout;
+
+namespace IpcBench.Transports.SharedMemory;
+
+/// <summary>One subscriber's connections: a receiver (own mapping, own cursor) per publisher ring.</summary>
+[SupportedOSPlatform("linux")]
+internal sealed class ShmRingSubscriberEndpoint(List<ShmRingReceiver> receivers) : ISubscriberEndpoint
+{
+    private int _disposed;
+
+    public IReadOnlyList<IMessageReceiver> Receivers => receivers;
+
+    internal IReadOnlyList<ShmRingReceiver> RingReceivers => receivers;
+
+    /// <summary>
+    /// Wakes receivers blocked in TryReceive (they return false), waits for them to leave the mapping, detaches their
+    /// cursors so publishers stop waiting for them, and unmaps. May be called from another thread.
+    /// </summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        receivers.ForEach(r => r.BeginClose());
+        Interlocked.MemoryBarrierProcessWide();
+        receivers.ForEach(r => r.WakeSelf());
+        receivers.ForEach(r => r.Finish());
+    }
+}
+
+/// <summary>
+/// Reads one publisher's ring through one cursor. Messages that fit a slot are handed out in place (a span over the
+/// shared memory, valid until <see cref="Release"/>); chunked ones are reassembled into a buffer of this receiver.
+/// </summary>
+[SupportedOSPlatform("linux")]
+internal sealed unsafe class ShmRingReceiver : IMessageReceiver
+{
+    private const int LivenessIntervalMs = ShmRingPublisher.LivenessIntervalMs;
+
+    private readonly RingMapping _mapping;
+    private readonly WaitMode _waitMode;
+    private readonly bool _block;
+    private readonly int _ownPid = Environment.ProcessId;
+    private readonly int _publisherPid;
+    private readonly byte* _slots;
+    private readonly long* _published;
+    private readonly int* _dataSignal;
+    private readonly int* _dataWaiters;
+    private readonly int* _closed;
+    private readonly int* _waitingForSpace;
+    private readonly int* _waitingForReply;
+    private readonly long* _wakeAt;
+    private readonly int* _publisherSignal;
+    private readonly byte* _record;
+    private readonly long* _cursor;
+    private readonly int* _state;
+    private readonly long* _heartbeat;
+    private readonly long* _replyWrittenShared;
+    private readonly long* _replyReadShared;
+    private readonly byte* _replyRing;
+    private readonly int _slotMask;
+    private readonly int _slotBytes;
+    private readonly int _slotDataBytes;
+    private readonly int _maxMessageBytes;
+    private readonly byte[]? _reassembly;
+
+    private long _position;
+    private long _available;
+    private bool _admitted;
+    private bool _needsMessageStart;
+    private bool _pending;
+    private long _replyWritten;
+    private int _released;
+    private long _lastHeartbeatMs;
+
+    private int _inside;
+    private volatile bool _closing;
+
+    private ShmRingReceiver(RingMapping mapping, RingGeometry geometry, int slot, int publisherIndex, WaitMode waitMode)
+    {
+        _mapping = mapping;
+        Geometry = geometry;
+        CursorSlot = slot;
+        PublisherIndexes = [publisherIndex];
+        _waitMode = waitMode;
+        _block = waitMode == WaitMode.Block;
+        byte* file = mapping.Base;
+        _publisherPid = *(int*)(file + OwnerPidOffset);
+        _slots = file + geometry.SlotsOffset;
+        _published = (long*)(file + PublishedOffset);
+        _dataSignal = (int*)(file + DataSignalOffset);
+        _dataWaiters = (int*)(file + DataWaitersOffset);
+        _closed = (int*)(file + ClosedOffset);
+        _waitingForSpace = (int*)(file + WaitingForSpaceOffset);
+        _waitingForReply = (int*)(file + WaitingForReplyOffset);
+        _wakeAt = (long*)(file + WakeAtOffset);
+        _publisherSignal = (int*)(file + PublisherSignalOffset);
+        _record = file + geometry.CursorTableOffset + (long)slot * CursorBytes;
+        _cursor = (long*)(_record + CursorOffset);
+        _state = (int*)(_record + StateOffset);
+        _heartbeat = (long*)(_record + HeartbeatOffset);
+        _replyWrittenShared = (long*)(_record + ReplyWrittenOffset);
+        _replyReadShared = (long*)(_record + ReplyReadOffset);
+        _replyRing = file + geometry.ReplyAreaOffset + (long)slot * RingGeometry.ReplyRingBytes;
+        _slotMask = geometry.SlotCount - 1;
+        _slotBytes = geometry.SlotBytes;
+        _slotDataBytes = geometry.SlotDataBytes;
+        _maxMessageBytes = geometry.MaxMessageBytes;
+        _reassembly = _maxMessageBytes > _slotDataBytes ? GC.AllocateUninitializedArray<byte>(_maxMessageBytes, pinned: true) : null;
+    }
+
+    public IReadOnlyList<int> PublisherIndexes { get; }
+
+    internal RingGeometry Geometry { get; }
+
+    internal int CursorSlot { get; }
+
+    internal string Path => _mapping.Path;
+
+    /// <summary>Maps a publisher's ring, validates it and requests a cursor; the publisher admits it before it next writes.</summary>
+    public static ShmRingReceiver Attach(PublisherAddress publisher, SubscriberOptions options)
+    {
+        var mapping = RingMapping.Open(publisher.Address);
+        try
+        {
+            var geometry = RingGeometry.Read(mapping.Base, mapping.Length, mapping.Path);
+            if (geometry.MaxMessageBytes < options.MaxMessageBytes)
+            {
+                throw new InvalidDataException(
+                    $"{mapping.Path} carries messages of up to {geometry.MaxMessageBytes} bytes; this subscriber expects {options.MaxMessageBytes}.");
+            }
+
+            byte* cursors = mapping.Base + geometry.CursorTableOffset;
+            for (int slot = 0; slot < geometry.MaxSubscribers; slot++)
+            {
+                byte* record = cursors + (long)slot * CursorBytes;
+                if (Interlocked.CompareExchange(ref *(int*)(record + StateOffset), CursorState.Claimed, CursorState.Free) != CursorState.Free)
+                {
+                    continue;
+                }
+
+                *(int*)(record + PidOffset) = Environment.ProcessId;
+                *(int*)(record + SubscriberIndexOffset) = options.SubscriberIndex;
+                *(long*)(record + ReplyWrittenOffset) = 0;
+                *(long*)(record + ReplyReadOffset) = 0;
+                Volatile.Write(ref *(long*)(record + HeartbeatOffset), Environment.TickCount64);
+                Volatile.Write(ref *(int*)(record + StateOffset), CursorState.Requested);
+                return new ShmRingReceiver(mapping, geometry, slot, publisher.PublisherIndex, options.WaitMode);
+            }
+
+            throw new IOException($"shm-ring {mapping.Path}: all {geometry.MaxSubscribers} subscriber slots are taken.");
+        }
+        catch
+        {
+            mapping.Dispose();
+            throw;
+        }
+    }
+
+    public bool TryReceive(out ReadOnlySpan<byte> message, CancellationToken cancellationToken)
+    {
+        message = default;
+        if (!Enter())
+        {
+            return false;
+        }
+
+        bool holding = false;
+        try
+        {
+            if (!_admitted && !WaitForAdmission(cancellationToken))
+            {
+                return false;
+            }
+
+            while (true)
+            {
+                long sequence = _position;
+                if (sequence >= _available && !WaitForData(sequence, cancellationToken))
+                {
+                    return false;
+                }
+
+                byte* slot = SlotAt(sequence);
+                int length = *(int*)(slot + MessageLengthOffset);
+                int chunkCount = *(int*)(slot + ChunkCountOffset);
+                if (chunkCount == 1)
+                {
+                    if ((uint)length > (uint)_slotDataBytes || *(int*)(slot + ChunkLengthOffset) != length)
+                    {
+                        throw Corrupt(sequence, $"a single-slot message of {length} bytes; slots hold {_slotDataBytes}");
+                    }
+
+                    // Zero copy: the span is the slot. The publisher cannot reuse it until Release moves our cursor.
+                    message = new ReadOnlySpan<byte>(slot + SlotHeaderBytes, length);
+                    _pending = true;
+                    _needsMessageStart = false;
+                    holding = true;
+                    return true;
+                }
+
+                if (*(int*)(slot + ChunkIndexOffset) != 0 && _needsMessageStart)
+                {
+                    // Admitted in the middle of a chunked message: skip its tail.
+                    Advance(sequence + 1);
+                    continue;
+                }
+
+                switch (ReceiveChunks(length, chunkCount, cancellationToken))
+                {
+                    case ChunksResult.Complete:
+                        message = new ReadOnlySpan<byte>(_reassembly, 0, length);
+                        return true;
+                    case ChunksResult.Abandoned:
+                        continue;
+                    default:
+                        return false;
+                }
+            }
+        }
+        finally
+        {
+            if (!holding)
+            {
+                Exit();
+            }
+        }
+    }
+
+    private enum ChunksResult
+    {
+        Complete,
+        Closed,
+        Abandoned,
+    }
+
+    /// <summary>
+    /// Copies the chunks of one message into the reassembly buffer, freeing each slot as soon as it is copied.
+    /// A chunk 0 always starts a new message: met in the middle of one, it means the publisher abandoned the message it
+    /// was sending (its Send threw, e.g. on evicting a dead subscriber), so the partial one is dropped.
+    /// </summary>
+    private ChunksResult ReceiveChunks(int total, int count, CancellationToken cancellationToken)
+    {
+        if (_reassembly is null || total <= _slotDataBytes || total > _maxMessageBytes || count != (total + _slotDataBytes - 1) / _slotDataBytes)
+        {
+            throw Corrupt(_position, $"a message of {total} bytes in {count} chunks; slots hold {_slotDataBytes}, messages up to {_maxMessageBytes}");
+        }
+
+        var buffer = new Span<byte>(_reassembly);
+        for (int chunk = 0, offset = 0; chunk < count; chunk++, offset += _slotDataBytes)
+        {
+            long sequence = _position;
+            if (sequence >= _available && !WaitForData(sequence, cancellationToken))
+            {
+                // Closed or cancelled mid-message: whatever comes next starts with a tail to skip.
+                _needsMessageStart = true;
+                return ChunksResult.Closed;
+            }
+
+            byte* slot = SlotAt(sequence);
+            if (chunk > 0 && *(int*)(slot + ChunkIndexOffset) == 0)
+            {
+                return ChunksResult.Abandoned;
+            }
+
+            int length = Math.Min(_slotDataBytes, total - offset);
+            if (*(int*)(slot + ChunkIndexOffset) != chunk || *(int*)(slot + ChunkCountOffset) != count
+                || *(int*)(slot + MessageLengthOffset) != total || *(int*)(slot + ChunkLengthOffset) != length)
+            {
+                throw Corrupt(sequence, $"chunk {*(int*)(slot + ChunkIndexOffset)}/{*(int*)(slot + ChunkCountOffset)} where chunk {chunk}/{count} of a {total}-byte message was due");
+            }
+
+            new ReadOnlySpan<byte>(slot + SlotHeaderBytes, length).CopyTo(buffer.Slice(offset, length));
+            Advance(sequence + 1);
+        }
+
+        _needsMessageStart = false;
+        return ChunksResult.Complete;
+    }
+
+    public void Release()
+    {
+        if (_pending)
+        {
+            _pending = false;
+            Advance(_position + 1);
+        }
+
+        Exit();
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Advance(long next)
+    {
+        _position = next;
+
+        // Release: our reads of the slot are done before the publisher can see it free.
+        Volatile.Write(ref *_cursor, next);
+        if (_block)
+        {
+            WakePublisherForSpace(next);
+        }
+
+        if ((++_released & 1023) == 0)
+        {
+            Volatile.Write(ref *_heartbeat, Environment.TickCount64);
+        }
+    }
+
+    private void WakePublisherForSpace(long cursor)
+    {
+        // Full fence between our cursor store and the load of the publisher's flag (Dekker with its WaitForSpace).
+        Interlocked.MemoryBarrier();
+        if (Volatile.Read(ref *_waitingForSpace) != 0 && cursor >= Volatile.Read(ref *_wakeAt))
+        {
+            Interlocked.Increment(ref *_publisherSignal);
+            LinuxNative.FutexWake(_publisherSignal, 1);
+        }
+    }
+
+    public void Reply(ReadOnlySpan<byte> message)
+    {
+        if (message.Length > ReplySlotBytes - ReplyHeaderBytes)
+        {
+            throw new ArgumentException($"shm-ring replies carry up to {ReplySlotBytes - ReplyHeaderBytes} bytes, not {message.Length}.", nameof(message));
+        }
+
+        long written = _replyWritten;
+        if (written - Volatile.Read(ref *_replyReadShared) >= ReplySlotCount)
+        {
+            WaitForReplySpace(written);
+        }
+
+        byte* entry = _replyRing + (written & (ReplySlotCount - 1)) * ReplySlotBytes;
+        message.CopyTo(new Span<byte>(entry + ReplyHeaderBytes, message.Length));
+        *(int*)entry = message.Length;
+        _replyWritten = written + 1;
+        Volatile.Write(ref *_replyWrittenShared, written + 1);
+        if (_block)
+        {
+            Interlocked.MemoryBarrier();
+            if (Volatile.Read(ref *_waitingForReply) != 0)
+            {
+                Interlocked.Increment(ref *_publisherSignal);
+                LinuxNative.FutexWake(_publisherSignal, 1);
+            }
+        }
+    }
+
+    private void WaitForReplySpace(long written)
+    {
+        // Only reachable if the publisher stops reading echoes; it reads one per message, so this is a safety net.
+        while (written - Volatile.Read(ref *_replyReadShared) >= ReplySlotCount)
+        {
+            if (_closing || Volatile.Read(ref *_closed) != 0)
+            {
+                throw new IOException($"shm-ring {Path}: the link closed while an echo waited for room.");
+            }
+
+            if (!CheckLivenessIfDue())
+            {
+                throw new IOException($"shm-ring {Path}: the publisher (pid {_publisherPid}) is gone.");
+            }
+
+            Idle.Pause(_block ? WaitMode.Yield : _waitMode);
+        }
+    }
+
+    private bool WaitForAdmission(CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            int state = Volatile.Read(ref *_state);
+            if (state == CursorState.Active)
+            {
+                _position = Volatile.Read(ref *_cursor);
+                _available = _position;
+                _admitted = true;
+                _needsMessageStart = true;
+                return true;
+            }
+
+            if (state == CursorState.Evicted)
+            {
+                throw new IOException($"shm-ring {Path}: the publisher refused or evicted this subscriber.");
+            }
+
+            if (Volatile.Read(ref *_closed) != 0 || _closing || cancellationToken.IsCancellationRequested || !CheckLivenessIfDue())
+            {
+                return false;
+            }
+
+            if (_block)
+            {
+                SleepOnData(-1);
+            }
+            else
+            {
+                Idle.Pause(_waitMode);
+            }
+        }
+    }
+
+    /// <summary>Waits until the publisher has published <paramref name="sequence"/>. False when closed (and drained) or cancelled.</summary>
+    private bool WaitForData(long sequence, CancellationToken cancellationToken)
+    {
+        long available = Volatile.Read(ref *_published);
+        if (available > sequence)
+        {
+            _available = available;
+            return true;
+        }
+
+        while (true)
+        {
+            if (Volatile.Read(ref *_closed) != 0)
+            {
+                // Closed after its last publish: anything still unread is delivered first.
+                available = Volatile.Read(ref *_published);
+                if (available > sequence)
+                {
+                    _available = available;
+                    return true;
+                }
+
+                return false;
+            }
+
+            if (_closing || cancellationToken.IsCancellationRequested || !CheckLivenessIfDue())
+            {
+                return false;
+            }
+
+            if (_block)
+            {
+                SleepOnData(sequence);
+            }
+            else
+            {
+                Idle.Pause(_waitMode);
+            }
+
+            available = Volatile.Read(ref *_published);
+            if (available > sequence)
+            {
+                _available = available;
+                return true;
+            }
+        }
+    }
+
+    /// <summary>
+    /// One futex sleep on the publisher's data signal, announced through the waiter count so the publisher wakes us;
+    /// waits for <paramref name="sequence"/> to be published, or (when negative) to be admitted.
+    /// </summary>
+    private void SleepOnData(long sequence)
+    {
+        int observed = Volatile.Read(ref *_dataSignal);
+        Interlocked.Increment(ref *_dataWaiters);
+        bool nothingNew = sequence < 0
+            ? Volatile.Read(ref *_state) != CursorState.Active
+            : Volatile.Read(ref *_published) <= sequence;
+        if (nothingNew && Volatile.Read(ref *_closed) == 0 && !_closing)
+        {
+            LinuxNative.FutexWait(_dataSignal, observed, LivenessIntervalMs);
+        }
+
+        Interlocked.Decrement(ref *_dataWaiters);
+    }
+
+    /// <summary>
+    /// While waiting, at most every <see cref="LivenessIntervalMs"/>: writes the heartbeat, notices an eviction, checks the
+    /// publisher's process (kill(pid, 0) only: no allocation). False: the publisher is dead.
+    /// </summary>
+    private bool CheckLivenessIfDue()
+    {
+        long now = Environment.TickCount64;
+        if (now - _lastHeartbeatMs < LivenessIntervalMs)
+        {
+            return true;
+        }
+
+        _lastHeartbeatMs = now;
+        Volatile.Write(ref *_heartbeat, now);
+        if (_admitted && Volatile.Read(ref *_state) == CursorState.Evicted)
+        {
+            throw new IOException($"shm-ring {Path}: the publisher evicted this subscriber (it considered it dead or stalled).");
+        }
+
+        return _publisherPid == _ownPid || LinuxNative.IsAlive(_publisherPid, checkZombie: false);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private byte* SlotAt(long sequence) => _slots + (long)(int)(sequence & _slotMask) * _slotBytes;
+
+    private InvalidDataException Corrupt(long sequence, string what) =>
+        new($"shm-ring {Path}: slot of sequence {sequence} holds {what}; the ring is corrupt or not written by a compatible publisher.");
+
+    /// <summary>Test hook: whether a received span lies in the shared mapping (zero copy) rather than in a private buffer.</summary>
+    internal bool IsInSharedMemory(ReadOnlySpan<byte> span)
+    {
+        fixed (byte* pointer = span)
+        {
+            return pointer >= _mapping.Base && pointer + span.Length <= _mapping.Base + _mapping.Length;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool Enter()
+    {
+        Volatile.Write(ref _inside, Environment.CurrentManagedThreadId);
+        if (_closing)
+        {
+            Volatile.Write(ref _inside, 0);
+            return false;
+        }
+
+        return true;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Exit() => Volatile.Write(ref _inside, 0);
+
+    internal void BeginClose() => _closing = true;
+
+    /// <summary>Changes the futex word a blocked TryReceive sleeps on and wakes it; it then sees <see cref="_closing"/>.</summary>
+    internal void WakeSelf()
+    {
+        Interlocked.Increment(ref *_dataSignal);
+        LinuxNative.FutexWake(_dataSignal, int.MaxValue);
+    }
+
+    internal void Finish()
+    {
+        bool quiet = Quiescence.WaitUntilOutside(ref _inside, TimeSpan.FromSeconds(2));
+
+        // Detached: the publisher no longer waits for this cursor (and reports it if it was still sending).
+        Interlocked.Exchange(ref *_state, CursorState.Detached);
+        Interlocked.Increment(ref *_publisherSignal);
+        LinuxNative.FutexWake(_publisherSignal, 1);
+        if (quiet)
+        {
+            _mapping.Dispose();
+        }
+    }
+}
