@@ -5,7 +5,7 @@ using IpcBench.Transports.Streams;
 namespace IpcBench.Transports.Tcp;
 
 /// <summary>TCP over the loopback interface, Nagle off, on an ephemeral port per publisher.</summary>
-public sealed class TcpTransport : StreamTransport
+public sealed class TcpTransport : SocketStreamTransport
 {
     public override string Id => "tcp";
 
@@ -19,37 +19,12 @@ public sealed class TcpTransport : StreamTransport
         DefaultWaitMode: WaitMode.Block,
         MaxPayloadBytes: 64 * 1024 * 1024);
 
-    protected override IStreamListener Listen(PublisherOptions options)
-    {
-        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        try
-        {
-            socket.Bind(new IPEndPoint(IPAddress.Loopback, 0));
-            socket.Listen(backlog: 256);
-        }
-        catch
-        {
-            socket.Dispose();
-            throw;
-        }
+    protected override Socket NewSocket() => new(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
 
-        var endPoint = (IPEndPoint)socket.LocalEndPoint!;
-        return new SocketListener(socket, endPoint.ToString(), options.WaitMode);
-    }
+    protected override (EndPoint EndPoint, Action? OnDispose) ListenEndPoint(PublisherOptions options) =>
+        (new IPEndPoint(IPAddress.Loopback, 0), null);
 
-    protected override StreamLink Connect(string address, SubscriberOptions options, CancellationToken cancellationToken)
-    {
-        var endPoint = IPEndPoint.Parse(address);
-        var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        try
-        {
-            socket.Connect(endPoint);
-            return new SocketLink(socket, options.WaitMode);
-        }
-        catch
-        {
-            socket.Dispose();
-            throw;
-        }
-    }
+    protected override string AddressOf(Socket listening, EndPoint requested) => listening.LocalEndPoint!.ToString()!;
+
+    protected override EndPoint ParseAddress(string address) => IPEndPoint.Parse(address);
 }

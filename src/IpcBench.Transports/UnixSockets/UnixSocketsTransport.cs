@@ -1,10 +1,11 @@
+using System.Net;
 using System.Net.Sockets;
 using IpcBench.Transports.Streams;
 
 namespace IpcBench.Transports.UnixSockets;
 
 /// <summary>Stream sockets on a Unix domain endpoint: a socket file in the daemon's runtime directory.</summary>
-public sealed class UnixSocketsTransport : StreamTransport
+public sealed class UnixSocketsTransport : SocketStreamTransport
 {
     public override string Id => "uds";
 
@@ -18,37 +19,16 @@ public sealed class UnixSocketsTransport : StreamTransport
         DefaultWaitMode: WaitMode.Block,
         MaxPayloadBytes: 64 * 1024 * 1024);
 
-    protected override IStreamListener Listen(PublisherOptions options)
+    protected override Socket NewSocket() => new(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
+
+    protected override (EndPoint EndPoint, Action? OnDispose) ListenEndPoint(PublisherOptions options)
     {
         var path = Path.Combine(options.Environment.RuntimeDirectory, $"{options.ScenarioKey}-p{options.PublisherIndex}.sock");
         File.Delete(path);
-        var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
-        try
-        {
-            socket.Bind(new UnixDomainSocketEndPoint(path));
-            socket.Listen(backlog: 256);
-        }
-        catch
-        {
-            socket.Dispose();
-            throw;
-        }
-
-        return new SocketListener(socket, path, options.WaitMode, onDispose: () => File.Delete(path));
+        return (new UnixDomainSocketEndPoint(path), () => File.Delete(path));
     }
 
-    protected override StreamLink Connect(string address, SubscriberOptions options, CancellationToken cancellationToken)
-    {
-        var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
-        try
-        {
-            socket.Connect(new UnixDomainSocketEndPoint(address));
-            return new SocketLink(socket, options.WaitMode);
-        }
-        catch
-        {
-            socket.Dispose();
-            throw;
-        }
-    }
+    protected override string AddressOf(Socket listening, EndPoint requested) => requested.ToString()!;
+
+    protected override EndPoint ParseAddress(string address) => new UnixDomainSocketEndPoint(address);
 }
