@@ -5,7 +5,8 @@ namespace IpcBench.Transports.Tests;
 [Collection(nameof(SerialMeasurements))]
 public class TransportDeliveryTests
 {
-    public static TheoryData<string> TransportIds() => new(TransportRegistry.CreateDefault().All.Select(t => t.Id));
+    // Transports that cannot run here (e.g. iceoryx2 built without its native library) are left out; their own tests say why.
+    public static TheoryData<string> TransportIds() => new(TransportRegistry.CreateDefault().All.Where(t => t.UnavailableReason is null).Select(t => t.Id));
 
     private static ITransport Transport(string id) => TransportRegistry.CreateDefault().Find(id)!;
 

@@ -31,5 +31,6 @@ public sealed class TransportRegistry
         new UnixSockets.UnixSocketsTransport(),
         new Tcp.TcpTransport(),
         new SharedMemory.ShmRingTransport(),
+        new Iceoryx2.Iceoryx2Transport(),
     ]);
 }

@@ -1,0 +1,256 @@
+//! ipcbench-native: the native reference for IpcBench's C# transports. One publisher (this process) and M subscriber
+//! processes (this executable again, `sub` role) doing the same work per message as the C# path: the 32-byte header,
+//! FULL fill + checksum (a faithful port of PayloadChecksum) or HEADER_ONLY, no-loss delivery, spinning/yielding (or,
+//! for uds, blocking) waits, closed loop. Prints one JSON line: aggregate delivered msg/s over the measured window, and
+//! p50/p99 latency (one-way in stream mode, round trip in round-trip mode).
+//!
+//! ipcbench-native <iox2|uds> [--payload 8] [--access full|header-only] [--wait spin|yield|block]
+//!                 [--mode stream|round-trip] [--duration 2] [--warmup 0.5] [--subscribers 1]
+
+mod checksum;
+mod common;
+mod histogram;
+mod iox2;
+mod uds;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+
+use common::*;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Transport {
+    Iox2,
+    Uds,
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub transport: Transport,
+    pub payload: usize,
+    pub full: bool,
+    pub wait: Wait,
+    pub round_trip: bool,
+    pub duration: f64,
+    pub warmup: f64,
+    pub subscribers: usize,
+}
+
+/// The publisher's side of a transport; the loop around it (pacing, round trips, end of stream) is shared.
+pub trait PublisherSide {
+    /// Waits until every subscriber attached.
+    fn connect(&mut self, deadline_ns: i64) -> Result<(), String>;
+    /// Connects to them (after they said READY), so that nothing sent afterwards is dropped.
+    fn finish_handshake(&mut self) -> Result<(), String>;
+    fn send_message(&mut self, sequence: i64, stamp_ns: i64) -> Result<(), String>;
+    fn send_end_of_stream(&mut self, sequence: i64) -> Result<(), String>;
+    fn await_echo(&mut self) -> Result<Header, String>;
+}
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: ipcbench-native <iox2|uds> [--payload BYTES] [--access full|header-only] [--wait spin|yield|block]\n\
+         \x20                      [--mode stream|round-trip] [--duration SECONDS] [--warmup SECONDS] [--subscribers M]"
+    );
+    std::process::exit(2);
+}
+
+fn parse(args: &[String]) -> (Config, Vec<(String, String)>) {
+    let transport = match args.first().map(String::as_str) {
+        Some("iox2") | Some("iceoryx2") => Transport::Iox2,
+        Some("uds") => Transport::Uds,
+        _ => usage(),
+    };
+    let mut cfg = Config {
+        transport,
+        payload: 8,
+        full: true,
+        wait: Wait::Yield,
+        round_trip: false,
+        duration: 2.0,
+        warmup: 0.5,
+        subscribers: 1,
+    };
+    let mut extra = Vec::new();
+    let mut i = 1;
+    while i < args.len() {
+        let key = args[i].as_str();
+        let value = args.get(i + 1).cloned().unwrap_or_else(|| usage());
+        match key {
+            "--payload" => cfg.payload = value.parse().unwrap_or_else(|_| usage()),
+            "--access" => cfg.full = match value.as_str() { "full" => true, "header-only" | "header" => false, _ => usage() },
+            "--wait" => cfg.wait = match value.as_str() { "spin" => Wait::Spin, "yield" => Wait::Yield, "block" => Wait::Block, _ => usage() },
+            "--mode" => cfg.round_trip = match value.as_str() { "stream" => false, "round-trip" | "rtt" => true, _ => usage() },
+            "--duration" => cfg.duration = value.trim_end_matches('s').parse().unwrap_or_else(|_| usage()),
+            "--warmup" => cfg.warmup = value.trim_end_matches('s').parse().unwrap_or_else(|_| usage()),
+            "--subscribers" => cfg.subscribers = value.parse().unwrap_or_else(|_| usage()),
+            _ if key.starts_with("--") => extra.push((key.to_string(), value)),
+            _ => usage(),
+        }
+        i += 2;
+    }
+    if cfg.transport == Transport::Iox2 && cfg.wait == Wait::Block {
+        eprintln!("ipcbench-native: iox2 supports --wait spin|yield (no event service here)");
+        std::process::exit(2);
+    }
+    (cfg, extra)
+}
+
+/// Subscriber side of the start protocol: say READY on stdout, read `START <measure_from_ns>` from stdin.
+pub fn ready_and_wait_for_start() -> Result<i64, String> {
+    println!("READY");
+    std::io::stdout().flush().map_err(|e| e.to_string())?;
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line).map_err(|e| e.to_string())?;
+    line.trim()
+        .strip_prefix("START ")
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| format!("expected START, got {line:?}"))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = if args.first().map(String::as_str) == Some("sub") {
+        run_subscriber(&args[1..])
+    } else {
+        run_publisher(&args)
+    };
+    if let Err(e) = result {
+        eprintln!("ipcbench-native: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run_subscriber(args: &[String]) -> Result<(), String> {
+    let (cfg, extra) = parse(args);
+    let name = extra.iter().find(|(k, _)| k == "--name").map(|(_, v)| v.clone()).ok_or("--name is required")?;
+    match cfg.transport {
+        Transport::Iox2 => iox2::subscriber(&cfg, &name),
+        Transport::Uds => uds::subscriber(&cfg, &name),
+    }
+}
+
+fn run_publisher(args: &[String]) -> Result<(), String> {
+    let (cfg, _) = parse(args);
+    let name = match cfg.transport {
+        Transport::Iox2 => format!("ipcbench-native/{}/{}", std::process::id(), now_ns()),
+        Transport::Uds => format!("/tmp/ipcbench-native-{}.sock", std::process::id()),
+    };
+    let mut side: Box<dyn PublisherSide> = match cfg.transport {
+        Transport::Iox2 => Box::new(iox2::Iox2Publisher::create(&cfg, &name)?),
+        Transport::Uds => Box::new(uds::UdsPublisher::create(&cfg, &name)?),
+    };
+
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut children: Vec<Child> = Vec::new();
+    for _ in 0..cfg.subscribers {
+        let mut command = Command::new(&exe);
+        command.arg("sub").args(args).arg("--name").arg(&name).stdin(Stdio::piped()).stdout(Stdio::piped());
+        children.push(command.spawn().map_err(|e| format!("spawn subscriber: {e}"))?);
+    }
+    let result = drive(&cfg, side.as_mut(), &mut children);
+    if result.is_err() {
+        for child in &mut children {
+            let _ = child.kill();
+        }
+    }
+    for child in &mut children {
+        let _ = child.wait();
+    }
+    let line = result?;
+    println!("{line}");
+    Ok(())
+}
+
+fn drive(cfg: &Config, side: &mut dyn PublisherSide, children: &mut [Child]) -> Result<String, String> {
+    side.connect(now_ns() + 20_000_000_000)?;
+    let mut readers: Vec<BufReader<std::process::ChildStdout>> =
+        children.iter_mut().map(|c| BufReader::new(c.stdout.take().unwrap())).collect();
+    for reader in &mut readers {
+        let mut line = String::new();
+        reader.read_line(&mut line).map_err(|e| e.to_string())?;
+        if line.trim() != "READY" {
+            return Err(format!("a subscriber did not get ready: {line:?}"));
+        }
+    }
+    side.finish_handshake()?;
+
+    let measure_from = now_ns() + (cfg.warmup * 1e9) as i64;
+    let end = measure_from + (cfg.duration * 1e9) as i64;
+    for child in children.iter_mut() {
+        let stdin = child.stdin.as_mut().unwrap();
+        writeln!(stdin, "START {measure_from}").map_err(|e| e.to_string())?;
+        stdin.flush().map_err(|e| e.to_string())?;
+    }
+
+    let mut rtt = histogram::Histogram::new();
+    let mut bad_echoes = 0u64;
+    let mut sequence = 0i64;
+    loop {
+        let stamp = now_ns();
+        if stamp >= end {
+            break;
+        }
+        side.send_message(sequence, stamp)?;
+        if cfg.round_trip {
+            for _ in 0..cfg.subscribers {
+                let echo = side.await_echo()?;
+                let now = now_ns();
+                if echo.sequence != sequence {
+                    bad_echoes += 1;
+                } else if stamp >= measure_from {
+                    rtt.record(now - stamp);
+                }
+            }
+        }
+        sequence += 1;
+    }
+    let stopped = now_ns();
+    side.send_end_of_stream(sequence)?;
+
+    let (mut measured, mut lost, mut corrupted, mut duplicated, mut received) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut one_way = (0u64, 0u64);
+    for reader in &mut readers {
+        let mut line = String::new();
+        reader.read_line(&mut line).map_err(|e| e.to_string())?;
+        let field = |name: &str| -> u64 {
+            line.split_whitespace()
+                .find_map(|kv| kv.strip_prefix(name).and_then(|v| v.strip_prefix('=')).and_then(|v| v.parse().ok()))
+                .unwrap_or(0)
+        };
+        if !line.starts_with("RESULT") {
+            return Err(format!("a subscriber failed: {line:?}"));
+        }
+        received += field("received");
+        measured += field("measured");
+        lost += field("lost");
+        corrupted += field("corrupted");
+        duplicated += field("duplicated");
+        one_way = (one_way.0.max(field("p50_ns")), one_way.1.max(field("p99_ns")));
+    }
+    let seconds = (stopped - measure_from) as f64 / 1e9;
+    let (p50, p99) = if cfg.round_trip { (rtt.percentile(50.0), rtt.percentile(99.0)) } else { one_way };
+    Ok(format!(
+        "{{\"impl\":\"native\",\"transport\":\"{}\",\"payload\":{},\"access\":\"{}\",\"wait\":\"{}\",\"mode\":\"{}\",\"subscribers\":{},\
+         \"sent\":{},\"received\":{},\"measured\":{},\"seconds\":{:.3},\"msgs_per_sec\":{:.1},\"lost\":{},\"corrupted\":{},\"duplicated\":{},\
+         \"bad_echoes\":{},\"latency\":\"{}\",\"p50_us\":{:.3},\"p99_us\":{:.3}}}",
+        match cfg.transport { Transport::Iox2 => "iox2", Transport::Uds => "uds" },
+        cfg.payload,
+        if cfg.full { "full" } else { "header-only" },
+        match cfg.wait { Wait::Spin => "spin", Wait::Yield => "yield", Wait::Block => "block" },
+        if cfg.round_trip { "round-trip" } else { "stream" },
+        cfg.subscribers,
+        sequence,
+        received,
+        measured,
+        seconds,
+        measured as f64 / seconds,
+        lost,
+        corrupted,
+        duplicated,
+        bad_echoes,
+        if cfg.round_trip { "round-trip" } else { "one-way" },
+        p50 as f64 / 1000.0,
+        p99 as f64 / 1000.0,
+    ))
+}

@@ -1,0 +1,288 @@
+using System.Diagnostics;
+using System.Globalization;
+using IpcBench.Daemon.Tests.Infrastructure;
+using IpcBench.GrpcLite;
+using IpcBench.Iceoryx2;
+using IpcBench.V1;
+using Xunit.Abstractions;
+
+namespace IpcBench.Daemon.Tests;
+
+/// <summary>
+/// The iceoryx2 transport end to end: publishers in the daemon, subscribers in BenchAgent processes, every scenario
+/// feature, an agent and a daemon killed with SIGKILL (their iceoryx2 state must not outlive the next clean-up), and a
+/// daemon whose native library is missing.
+/// </summary>
+[Collection(DaemonCollection.Name)]
+public sealed class Iceoryx2ScenarioTests(SharedDaemon shared, ITestOutputHelper output) : IDisposable
+{
+    private const string Transport = "iceoryx2";
+
+    private readonly DaemonProcess _daemon = shared.Daemon;
+    private readonly IDisposable _log = shared.Daemon.LogTo(output);
+
+    public void Dispose() => _log.Dispose();
+
+    [Iceoryx2Fact]
+    public async Task ListTransports_ReportsIceoryx2AsAvailableCrossProcessAndZeroCopy()
+    {
+        var info = (await _daemon.ListTransportsAsync()).SingleOrDefault(t => t.Id == Transport);
+
+        Assert.NotNull(info);
+        Assert.True(info.Available, info.UnavailableReason);
+        Assert.Equal(string.Empty, info.UnavailableReason);
+        Assert.True(info.CrossProcess);
+        Assert.True(info.ZeroCopy);
+        Assert.True(info.SupportsRoundTrip);
+        Assert.Equal([WaitStrategy.Spin, WaitStrategy.Yield, WaitStrategy.Block], info.WaitStrategies);
+        Assert.Equal(WaitStrategy.Yield, info.DefaultWaitStrategy);
+    }
+
+    [Iceoryx2Fact]
+    public async Task AllToAll_2x3_DeliversEveryMessageToEveryAgent_ThroughOneService()
+    {
+        var result = await _daemon.RunScenarioAsync(Specs.Stream(Transport, publishers: 2, subscribers: 3, Specs.Seconds(1), Specs.Milliseconds(200), payloadBytes: 1024));
+
+        var expect = new ScenarioExpectations(result, _daemon).CompletedWithoutLoss(subscribersPerPublisher: 3);
+        expect.Equal(WaitStrategy.Yield, result.Spec.WaitStrategy, "spec.wait_strategy (iceoryx2's default)")
+            .Equal(4, expect.Stats.Processes.Count, "processes (daemon + 3 agents)")
+            .That(expect.Stats.Latency is { Samples: > 0, Kind: LatencyKind.OneWay }, "one-way latency samples > 0")
+            .That(expect.Stats.MessagesPerSecond > 0, "messages_per_second > 0");
+        expect.Verify();
+        await AssertServicesGoneAsync(result, "all");
+    }
+
+    [Iceoryx2Fact]
+    public async Task Paired_3x3_DeliversEachMessageToItsOneSubscriber()
+    {
+        var spec = Specs.Stream(Transport, publishers: 3, subscribers: 3, Specs.Seconds(1), Specs.Milliseconds(100))
+            .With(s => s.Topology = Topology.Paired);
+
+        var result = await _daemon.RunScenarioAsync(spec);
+
+        new ScenarioExpectations(result, _daemon)
+            .CompletedWithoutLoss(subscribersPerPublisher: 1)
+            .Equal(Topology.Paired, result.Spec.Topology, "spec.topology")
+            .Verify();
+        await AssertServicesGoneAsync(result, "p0", "p1", "p2");
+    }
+
+    [Iceoryx2Theory]
+    [InlineData(WaitStrategy.Yield, 1, 1)]
+    [InlineData(WaitStrategy.Block, 1, 2)]
+    public async Task RoundTrip_ReportsRoundTripLatency(WaitStrategy wait, int publishers, int subscribers)
+    {
+        var spec = Specs.Stream(Transport, publishers, subscribers, Specs.Seconds(1), Specs.Milliseconds(100), payloadBytes: 8)
+            .With(s =>
+            {
+                s.Mode = Mode.RoundTrip;
+                s.WaitStrategy = wait;
+            });
+
+        var result = await _daemon.RunScenarioAsync(spec);
+
+        var expect = new ScenarioExpectations(result, _daemon);
+        var latency = expect.Stats.Latency ?? new LatencyStats();
+        expect.Equal(ScenarioState.Completed, result.State, "state")
+            .That(expect.Stats.MessagesSent > 0, "messages_sent > 0")
+            .Equal(expect.Stats.MessagesSent * (ulong)subscribers, expect.Stats.MessagesReceived, "messages_received (one per subscriber)")
+            .Equal(0UL, expect.Stats.MessagesLost, "messages_lost")
+            .Equal(0UL, expect.Stats.MessagesCorrupted, "messages_corrupted (bad echoes included)")
+            .Equal(LatencyKind.RoundTrip, latency.Kind, "latency.kind")
+            .That(latency.Samples > 0, "latency.samples > 0")
+            .That(latency.P50 is not null && latency.P50.ToTimeSpan() > TimeSpan.Zero, "latency.p50 > 0")
+            .That(latency.P99 is not null && latency.P99.ToTimeSpan() >= latency.P50?.ToTimeSpan(), "latency.p99 >= p50")
+            .Verify();
+        await AssertServicesGoneAsync(result, "all", "all/reply0");
+    }
+
+    [Iceoryx2Theory]
+    [InlineData(WaitStrategy.Block, PayloadAccess.Full, 65536)]
+    [InlineData(WaitStrategy.Spin, PayloadAccess.HeaderOnly, 512 * 1024)]
+    public async Task WaitStrategiesAndPayloadAccess_2x2_DeliverWithoutLoss(WaitStrategy wait, PayloadAccess access, int payloadBytes)
+    {
+        var spec = Specs.Stream(Transport, publishers: 2, subscribers: 2, Specs.Seconds(1), Specs.Milliseconds(100), payloadBytes)
+            .With(s =>
+            {
+                s.WaitStrategy = wait;
+                s.PayloadAccess = access;
+            });
+
+        var result = await _daemon.RunScenarioAsync(spec);
+
+        new ScenarioExpectations(result, _daemon)
+            .CompletedWithoutLoss(subscribersPerPublisher: 2)
+            .Equal(wait, result.Spec.WaitStrategy, "spec.wait_strategy")
+            .Equal(access, result.Spec.PayloadAccess, "spec.payload_access")
+            .Verify();
+    }
+
+    [Iceoryx2Fact]
+    public async Task RateLimited_DeliversTheRequestedRate()
+    {
+        const double rate = 2000;
+        var spec = Specs.Stream(Transport, publishers: 1, subscribers: 1, Specs.Seconds(2), Specs.Milliseconds(300))
+            .With(s =>
+            {
+                s.RatePerPublisher = rate;
+                s.WaitStrategy = WaitStrategy.Block;
+            });
+
+        var result = await _daemon.RunScenarioAsync(spec);
+
+        new ScenarioExpectations(result, _daemon)
+            .CompletedWithoutLoss(subscribersPerPublisher: 1)
+            .Between(rate * 0.95, rate * 1.05, result.Stats?.MessagesPerSecond ?? 0, "messages_per_second (2000 ± 5 %)")
+            .Verify();
+    }
+
+    [Iceoryx2Fact]
+    public async Task AgentKilledMidRun_FailsTheScenarioNamingTheAgent_LeavesNoIceoryx2State_AndTheNextScenarioRuns()
+    {
+        await using var daemon = await DaemonProcess.StartAsync();
+        using var log = daemon.LogTo(output);
+        var started = await daemon.StartScenarioAsync(Specs.Stream(Transport, publishers: 2, subscribers: 2, duration: TimeSpan.FromSeconds(60)));
+        await daemon.WaitForStateAsync(started.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
+        string service = DataService(daemon.Pid, started.Id, "all");
+        Assert.True(Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe), $"{service} does not exist while the scenario runs");
+        var agents = daemon.Agents();
+        Assert.True(agents.Count == 2, $"Expected 2 agent children, found: {string.Join("; ", agents)}.\n{daemon.Output.Describe()}");
+
+        // Its subscriber port stays registered in the service (and its queue fills) until the dead node is cleaned up.
+        var victim = agents[^1];
+        ProcessTree.Signal(victim.Pid, ProcessTree.SigKill);
+        var failed = await daemon.WaitUntilFinishedAsync(started.Id, TimeSpan.FromSeconds(30));
+
+        new ScenarioExpectations(failed, daemon)
+            .Equal(ScenarioState.Failed, failed.State, "state")
+            .That(failed.Error.Contains("agent", StringComparison.Ordinal), "error contains \"agent\"")
+            .That(failed.Error.Contains(victim.Pid.ToString(CultureInfo.InvariantCulture), StringComparison.Ordinal), $"error contains the killed agent's pid {victim.Pid}")
+            .Verify();
+
+        // The publishers, the surviving agent and the dead agent's ports all go: the service with them.
+        await WaitUntilAsync(() => daemon.Agents().Count == 0 && !Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe),
+            TimeSpan.FromSeconds(20), () => $"agents ({string.Join("; ", daemon.Agents())}) or iceoryx2 service {service} still there after the scenario failed\n{daemon.Output.Describe()}");
+
+        var next = await daemon.RunScenarioAsync(Specs.Stream(Transport, publishers: 2, subscribers: 2, Specs.Seconds(1)));
+        new ScenarioExpectations(next, daemon).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
+    }
+
+    [Iceoryx2Fact]
+    public async Task DaemonAndAgentsKilledMidRun_TheirIceoryx2StateIsCleanedByTheNextDaemon()
+    {
+        string service;
+        List<ProcessEntry> agents;
+        var first = await DaemonProcess.StartAsync();
+        await using (first)
+        {
+            using var log = first.LogTo(output);
+            var started = await first.StartScenarioAsync(Specs.Stream(Transport, publishers: 1, subscribers: 2, duration: null)
+                .With(s => s.WaitStrategy = WaitStrategy.Block));
+            await first.WaitForStateAsync(started.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
+            service = DataService(first.Pid, started.Id, "all");
+            agents = [.. first.Agents()];
+            Assert.True(Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe), $"{service} does not exist while the scenario runs");
+
+            // The whole tree at once: an agent that outlived its daemon would dispose its node, and dropping a node
+            // cleans dead nodes too (iceoryx2's default), which would hide what the next daemon's start-up does.
+            ProcessTree.Signal(first.Pid, ProcessTree.SigKill);
+            agents.ForEach(a => ProcessTree.SignalIfAlive(a, ProcessTree.SigKill));
+            await WaitUntilAsync(() => agents.All(a => !a.IsAlive), TimeSpan.FromSeconds(20),
+                () => $"agents still running after they were killed: {string.Join("; ", agents.Where(a => a.IsAlive))}");
+            if (!Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe))
+            {
+                // Another process created an iceoryx2 node meanwhile (which cleans dead nodes too): nothing to prove below.
+                output.WriteLine($"{service} was already cleaned up by another process; the start-up clean-up is not observable this time");
+            }
+        }
+
+        await using var second = await DaemonProcess.StartAsync();
+        using var secondLog = second.LogTo(output);
+        Assert.False(Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe),
+            $"{service} of the killed daemon survived the next daemon's start-up clean-up\n{second.Output.Describe()}");
+        var next = await second.RunScenarioAsync(Specs.Stream(Transport, publishers: 1, subscribers: 2, Specs.Seconds(1)));
+        new ScenarioExpectations(next, second).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
+    }
+
+    [Fact]
+    public async Task WithoutItsNativeLibrary_Iceoryx2IsReportedUnavailable_AndRefusedWithTheReason()
+    {
+        // The daemon (and the agents it would start) inherit this: the binding then cannot load libipcbench_iox2.so.
+        const string variable = Iceoryx2Library.LibraryPathEnvironmentVariable;
+        var previous = Environment.GetEnvironmentVariable(variable);
+        Environment.SetEnvironmentVariable(variable, "/nonexistent/libipcbench_iox2.so");
+        DaemonProcess daemon;
+        try
+        {
+            daemon = await DaemonProcess.StartAsync();
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable(variable, previous);
+        }
+
+        await using var _ = daemon;
+        using var log = daemon.LogTo(output);
+        var transports = await daemon.ListTransportsAsync();
+        var info = transports.Single(t => t.Id == Transport);
+        Assert.False(info.Available);
+        Assert.Contains("libipcbench_iox2.so", info.UnavailableReason, StringComparison.Ordinal);
+        Assert.True(info.CrossProcess);
+        Assert.True(info.ZeroCopy);
+        Assert.Contains(transports, t => t.Id == "uds" && t.Available);
+
+        var refused = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(Specs.Stream(Transport, 1, 1, Specs.Seconds(1))));
+        Assert.Equal(StatusCode.FailedPrecondition, refused.StatusCode);
+        Assert.Contains("not available", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("libipcbench_iox2.so", refused.Message, StringComparison.Ordinal);
+
+        // Everything else still runs.
+        var uds = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Milliseconds(300)));
+        new ScenarioExpectations(uds, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
+    }
+
+    /// <summary>The scenario's iceoryx2 services (as ServiceLayout names them) go once it ended and its agents exited.</summary>
+    private async Task AssertServicesGoneAsync(Scenario result, params string[] suffixes)
+    {
+        var services = suffixes.Select(suffix => DataService(_daemon.Pid, result.Id, suffix)).ToList();
+        await WaitUntilAsync(() => !services.Any(s => Iceoryx2Library.ServiceExists(s, Iceoryx2MessagingPattern.PublishSubscribe)), TimeSpan.FromSeconds(10),
+            () => $"iceoryx2 services still exist after the scenario ended: {string.Join(", ", services.Where(s => Iceoryx2Library.ServiceExists(s, Iceoryx2MessagingPattern.PublishSubscribe)))}");
+    }
+
+    private static string DataService(int daemonPid, string scenarioId, string suffix) =>
+        string.Create(CultureInfo.InvariantCulture, $"ipcbench/{daemonPid}/{scenarioId}/{suffix}");
+
+    private static async Task WaitUntilAsync(Func<bool> condition, TimeSpan timeout, Func<string> describe)
+    {
+        var clock = Stopwatch.StartNew();
+        while (!condition())
+        {
+            if (clock.Elapsed > timeout)
+            {
+                throw new Xunit.Sdk.XunitException(describe());
+            }
+
+            await Task.Delay(100);
+        }
+    }
+}
+
+/// <summary>Skipped (with the reason) when libipcbench_iox2.so is unavailable, unless IPCBENCH_REQUIRE_ICEORYX2=1.</summary>
+public sealed class Iceoryx2FactAttribute : FactAttribute
+{
+    public Iceoryx2FactAttribute() => Skip = Iceoryx2Availability.SkipReason;
+}
+
+/// <inheritdoc cref="Iceoryx2FactAttribute"/>
+public sealed class Iceoryx2TheoryAttribute : TheoryAttribute
+{
+    public Iceoryx2TheoryAttribute() => Skip = Iceoryx2Availability.SkipReason;
+}
+
+internal static class Iceoryx2Availability
+{
+    public static string? SkipReason =>
+        !Iceoryx2Library.IsAvailable && Environment.GetEnvironmentVariable("IPCBENCH_REQUIRE_ICEORYX2") != "1"
+            ? $"iceoryx2 unavailable: {Iceoryx2Library.UnavailableReason}"
+            : null;
+}
