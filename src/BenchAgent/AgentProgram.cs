@@ -223,6 +223,13 @@ public sealed class AgentProgram : IAsyncDisposable
                 MeasuredCpuSeconds = now.CpuSeconds - start.CpuSeconds,
                 MeasuredWallSeconds = (now.TakenAtNs - start.TakenAtNs) / 1e9,
                 PeakRssBytes = now.PeakRssBytes,
+                RssBytes = ProcessMetrics.ResidentBytes(),
+                GcGen0Collections = GC.CollectionCount(0),
+                GcGen1Collections = GC.CollectionCount(1),
+                GcGen2Collections = GC.CollectionCount(2),
+                GcHeapBytes = (ulong)Math.Max(0, GC.GetGCMemoryInfo().HeapSizeBytes),
+                GcAllocatedBytes = (ulong)GC.GetTotalAllocatedBytes(precise: false),
+                GcPauseSeconds = GC.GetTotalPauseDuration().TotalSeconds,
             };
             await _daemon.UnaryAsync(ReportMethod, report, ReportAck.Parser, CancellationToken.None, TimeSpan.FromSeconds(10)).ConfigureAwait(false);
         }

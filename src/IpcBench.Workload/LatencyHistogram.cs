@@ -32,6 +32,9 @@ public sealed class LatencyHistogram
 
     public double Mean => _totalCount == 0 ? 0 : _sum / _totalCount;
 
+    /// <summary>Sum of the recorded values (nanoseconds; bucket values for counts added from other histograms).</summary>
+    public double Sum => _sum;
+
     public void Record(long valueNs) => RecordCount(valueNs, 1);
 
     public void RecordCount(long valueNs, long count)
@@ -99,6 +102,43 @@ public sealed class LatencyHistogram
     public void CopyCountsTo(long[] destination) => _counts.AsSpan().CopyTo(destination);
 
     public ReadOnlySpan<long> Counts => _counts;
+
+    /// <summary>
+    /// Cumulative counts at fixed upper bounds, for exporting as a Prometheus-style histogram: for each bound (ascending,
+    /// nanoseconds) how many recorded values are at or below it, a value counting at the lowest value of its bucket
+    /// (so within the histogram's 3 significant digits). Values above the last bound count in none of them.
+    /// </summary>
+    public void CumulativeCountsAt(ReadOnlySpan<long> upperBoundsNs, Span<long> cumulative)
+    {
+        if (cumulative.Length < upperBoundsNs.Length)
+        {
+            throw new ArgumentException("needs one count per bound", nameof(cumulative));
+        }
+
+        long running = 0;
+        int bound = 0;
+        for (int i = 0; i < CountsLength && bound < upperBoundsNs.Length; i++)
+        {
+            long count = _counts[i];
+            if (count == 0)
+            {
+                continue;
+            }
+
+            long value = ValueAt(i);
+            while (bound < upperBoundsNs.Length && value > upperBoundsNs[bound])
+            {
+                cumulative[bound++] = running;
+            }
+
+            running += count;
+        }
+
+        while (bound < upperBoundsNs.Length)
+        {
+            cumulative[bound++] = running;
+        }
+    }
 
     /// <summary>Calls <paramref name="visit"/> with (bucket value, count) for every non-empty bucket.</summary>
     public static void ForEachBucket(ReadOnlySpan<long> counts, Action<long, long> visit)

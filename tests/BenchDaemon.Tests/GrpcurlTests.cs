@@ -58,6 +58,92 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
         Assert.Equal("SERVING", json.RootElement.GetProperty("status").GetString());
     }
 
+    /// <summary>
+    /// README's whole user flow, step by step with grpcurl: list, describe, health, transports, start, watch until done,
+    /// get, list scenarios, then a soak run (no duration) stopped by StopScenario, and a second stop that does no harm.
+    /// </summary>
+    [GrpcurlFact]
+    public async Task UserFlow_StartWatchGetListStop_AsTheReadmeShowsIt()
+    {
+        Assert.Contains("ipcbench.v1.BenchControl", (await GrpcurlAsync([], "list")).Split('\n', StringSplitOptions.TrimEntries));
+        Assert.Contains("ipcbench.v1.ScenarioSpec is a message", await GrpcurlAsync([], "describe", "ipcbench.v1.ScenarioSpec"), StringComparison.Ordinal);
+        using (var health = JsonDocument.Parse(await GrpcurlAsync([], "grpc.health.v1.Health/Check")))
+        {
+            Assert.Equal("SERVING", health.RootElement.GetProperty("status").GetString());
+        }
+
+        using (var transports = JsonDocument.Parse(await GrpcurlAsync([], "ipcbench.v1.BenchControl/ListTransports")))
+        {
+            Assert.Contains("uds", transports.RootElement.GetProperty("transports").EnumerateArray().Select(t => t.GetProperty("id").GetString()));
+        }
+
+        // A timed run, watched until it ends.
+        string id;
+        using (var started = JsonDocument.Parse(await GrpcurlAsync(
+            ["-d", """{"spec":{"transport":"uds","publishers":2,"subscribers":2,"payload_bytes":1024,"duration":"2s","warmup":"500ms","rate_per_publisher":5000}}"""],
+            "ipcbench.v1.BenchControl/StartScenario")))
+        {
+            id = started.RootElement.GetProperty("id").GetString()!;
+        }
+
+        var snapshots = ParseStream(await GrpcurlAsync(["-d", $"{{\"id\":\"{id}\"}}"], "ipcbench.v1.BenchControl/WatchScenario"));
+        Assert.True(snapshots.Count >= 3, $"{snapshots.Count} snapshots");
+        Assert.All(snapshots, s => Assert.Equal(id, s.GetProperty("id").GetString()));
+        Assert.Equal("SCENARIO_STATE_COMPLETED", snapshots[^1].GetProperty("state").GetString());
+        Assert.Contains(snapshots.SkipLast(1), s => s.GetProperty("state").GetString() == "SCENARIO_STATE_RUNNING");
+
+        using (var result = JsonDocument.Parse(await GrpcurlAsync(["-d", $"{{\"id\":\"{id}\"}}"], "ipcbench.v1.BenchControl/GetScenario")))
+        {
+            var scenario = result.RootElement;
+            Assert.Equal("SCENARIO_STATE_COMPLETED", scenario.GetProperty("state").GetString());
+            var stats = scenario.GetProperty("stats");
+            Assert.True(ulong.Parse(stats.GetProperty("messages_received").GetString()!, System.Globalization.CultureInfo.InvariantCulture) > 0, stats.ToString());
+            Assert.False(stats.TryGetProperty("messages_lost", out var lost) && lost.GetString() != "0", stats.ToString());
+            Assert.Equal(3, stats.GetProperty("processes").GetArrayLength());
+        }
+
+        using (var list = JsonDocument.Parse(await GrpcurlAsync([], "ipcbench.v1.BenchControl/ListScenarios")))
+        {
+            Assert.Contains(id, list.RootElement.GetProperty("scenarios").EnumerateArray().Select(s => s.GetProperty("id").GetString()));
+        }
+
+        // A soak run: no duration, runs until stopped; StopScenario answers with the result.
+        string soak;
+        using (var started = JsonDocument.Parse(await GrpcurlAsync(
+            ["-d", """{"spec":{"transport":"tcp","publishers":1,"subscribers":2,"payload_bytes":512,"rate_per_publisher":2000}}"""],
+            "ipcbench.v1.BenchControl/StartScenario")))
+        {
+            soak = started.RootElement.GetProperty("id").GetString()!;
+        }
+
+        await _daemon.WaitForStateAsync(soak, IpcBench.V1.ScenarioState.Running, TimeSpan.FromSeconds(30));
+        await Task.Delay(1000);
+        using (var stopped = JsonDocument.Parse(await GrpcurlAsync(["-d", $"{{\"id\":\"{soak}\"}}"], "ipcbench.v1.BenchControl/StopScenario")))
+        {
+            Assert.Equal("SCENARIO_STATE_STOPPED", stopped.RootElement.GetProperty("state").GetString());
+            Assert.True(stopped.RootElement.GetProperty("stats").TryGetProperty("messages_received", out _), stopped.RootElement.ToString());
+        }
+
+        using (var again = JsonDocument.Parse(await GrpcurlAsync(["-d", $"{{\"id\":\"{soak}\"}}"], "ipcbench.v1.BenchControl/StopScenario")))
+        {
+            Assert.Equal("SCENARIO_STATE_STOPPED", again.RootElement.GetProperty("state").GetString());
+        }
+    }
+
+    /// <summary>grpcurl prints each streamed message as its own JSON object, one after the other.</summary>
+    private static List<JsonElement> ParseStream(string text)
+    {
+        var reader = new Utf8JsonReader(System.Text.Encoding.UTF8.GetBytes(text), new JsonReaderOptions { AllowMultipleValues = true });
+        var values = new List<JsonElement>();
+        while (reader.Read())
+        {
+            using var document = JsonDocument.ParseValue(ref reader);
+            values.Add(document.RootElement.Clone());
+        }
+
+        return values;
+    }
+
     /// <summary>grpcurl -plaintext FLAGS ADDRESS COMMAND: the address goes between the flags and the method, list or describe.</summary>
     private async Task<string> GrpcurlAsync(string[] flags, params string[] command)
     {

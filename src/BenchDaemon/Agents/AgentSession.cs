@@ -22,6 +22,7 @@ public sealed class AgentSession : SubscriberHandle
     private readonly byte[] _token;
     private ReceiverCounters _counters;
     private ProcessStats? _process;
+    private ProcessSample? _latestSample;
     private int _attached;
 
     public AgentSession(string scenarioId, int index, Assignment assignment, Action<string> fail, ILogger logger)
@@ -64,6 +65,8 @@ public sealed class AgentSession : SubscriberHandle
     }
 
     public override ProcessStats? Process => _process;
+
+    public override ProcessSample? LatestProcessSample => Volatile.Read(ref _latestSample);
 
     public bool Authenticates(string token) =>
         CryptographicOperations.FixedTimeEquals(Encoding.ASCII.GetBytes(token), _token);
@@ -108,6 +111,8 @@ public sealed class AgentSession : SubscriberHandle
 
             if (report.Process is { } p)
             {
+                // Never mutated after this: readers on other threads (a /metrics scrape) see a whole sample.
+                Volatile.Write(ref _latestSample, p);
                 _process = new ProcessStats
                 {
                     Role = "agent",

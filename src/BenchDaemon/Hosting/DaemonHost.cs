@@ -1,15 +1,15 @@
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Observability;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.GrpcLite;
 using IpcBench.Transports;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
-using Serilog;
 
 namespace IpcBench.Daemon.Hosting;
 
-/// <summary>Everything the daemon wires up, in one place: options, transports, the engine, gRPC endpoints and logging.</summary>
+/// <summary>Everything the daemon wires up, in one place: options, transports, the engine, gRPC endpoints and observability.</summary>
 public static class DaemonHost
 {
     public static WebApplication Build(string[] configurationArguments, Action<DaemonOptions>? overrides = null)
@@ -20,8 +20,7 @@ public static class DaemonHost
             ContentRootPath = AppContext.BaseDirectory,
         });
 
-        builder.Logging.ClearProviders();
-        builder.Logging.AddSerilog(Log.Logger, dispose: false);
+        builder.AddIpcBenchObservability();
 
         var options = builder.Services.AddOptions<DaemonOptions>()
             .Bind(builder.Configuration.GetSection(DaemonOptions.SectionName))
@@ -53,10 +52,16 @@ public static class DaemonHost
                 kestrel.ListenGrpcLite(daemon.ControlAddress);
             }
 
+            if (!string.IsNullOrWhiteSpace(daemon.MetricsAddress))
+            {
+                kestrel.ListenMetrics(daemon.MetricsAddress, daemon.ControlAddress);
+            }
+
             kestrel.ListenGrpcLite("unix:" + runtime.AgentSocketPath);
         });
 
         var app = builder.Build();
+        app.UseIpcBenchMetrics();
         MapServices(app);
         return app;
     }
@@ -64,13 +69,21 @@ public static class DaemonHost
     private static void MapServices(WebApplication app)
     {
         var control = app.Services.GetRequiredService<BenchControlService>();
+        // Every control-plane call is a server span (Telemetry.Traced); the agent link's reports are not traced.
+        var service = BenchControl.Descriptor.FullName;
         app.MapGrpcLiteService(BenchControl.Descriptor, s => s
-            .Unary<ListTransportsRequest, ListTransportsResponse>(nameof(control.ListTransports), control.ListTransports)
-            .Unary<StartScenarioRequest, StartScenarioResponse>(nameof(control.StartScenario), control.StartScenario)
-            .Unary<GetScenarioRequest, Scenario>(nameof(control.GetScenario), control.GetScenario)
-            .Unary<ListScenariosRequest, ListScenariosResponse>(nameof(control.ListScenarios), control.ListScenarios)
-            .Unary<StopScenarioRequest, Scenario>(nameof(control.StopScenario), control.StopScenario)
-            .ServerStreaming<WatchScenarioRequest, Scenario>(nameof(control.WatchScenario), control.WatchScenario));
+            .Unary<ListTransportsRequest, ListTransportsResponse>(nameof(control.ListTransports),
+                Telemetry.Traced<ListTransportsRequest, ListTransportsResponse>(service, nameof(control.ListTransports), control.ListTransports))
+            .Unary<StartScenarioRequest, StartScenarioResponse>(nameof(control.StartScenario),
+                Telemetry.Traced<StartScenarioRequest, StartScenarioResponse>(service, nameof(control.StartScenario), control.StartScenario))
+            .Unary<GetScenarioRequest, Scenario>(nameof(control.GetScenario),
+                Telemetry.Traced<GetScenarioRequest, Scenario>(service, nameof(control.GetScenario), control.GetScenario))
+            .Unary<ListScenariosRequest, ListScenariosResponse>(nameof(control.ListScenarios),
+                Telemetry.Traced<ListScenariosRequest, ListScenariosResponse>(service, nameof(control.ListScenarios), control.ListScenarios))
+            .Unary<StopScenarioRequest, Scenario>(nameof(control.StopScenario),
+                Telemetry.Traced<StopScenarioRequest, Scenario>(service, nameof(control.StopScenario), control.StopScenario))
+            .ServerStreaming<WatchScenarioRequest, Scenario>(nameof(control.WatchScenario),
+                Telemetry.Traced<WatchScenarioRequest, Scenario>(service, nameof(control.WatchScenario), control.WatchScenario)));
 
         var agents = app.Services.GetRequiredService<AgentLinkService>();
         app.MapGrpcLiteService(AgentLink.Descriptor, s => s

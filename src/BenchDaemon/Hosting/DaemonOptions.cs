@@ -10,6 +10,19 @@ public sealed class DaemonOptions
     /// <summary>host:port of the gRPC control plane (h2c). Empty: no control port (the one-shot run uses this).</summary>
     public string ControlAddress { get; set; } = "127.0.0.1:50051";
 
+    /// <summary>
+    /// host:port of the Prometheus endpoint (GET /metrics, HTTP/1.1, its own port). Empty: no metrics port (the one-shot
+    /// run never opens it). 0.0.0.0:9464 inside a container.
+    /// </summary>
+    public string MetricsAddress { get; set; } = "127.0.0.1:9464";
+
+    /// <summary>Finished scenarios whose series /metrics keeps showing (the most recent ones); running ones always show.</summary>
+    [Range(0, 1000)]
+    public int MetricsRecentScenarios { get; set; } = 20;
+
+    /// <summary>Also log to this file, one compact JSON (CLEF) event per line. Empty: console only.</summary>
+    public string? JsonLogFile { get; set; }
+
     /// <summary>Where each daemon keeps its sockets; a subdirectory per daemon pid. Default: $TMPDIR/ipcbench.</summary>
     public string? RuntimeDirectory { get; set; }
 

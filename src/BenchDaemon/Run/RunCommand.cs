@@ -73,7 +73,12 @@ public static class RunCommand
         WebApplication? app = null;
         try
         {
-            app = DaemonHost.Build(configurationArguments, options => options.ControlAddress = string.Empty);
+            app = DaemonHost.Build(configurationArguments, options =>
+            {
+                // Runs beside a serving daemon: neither the control port nor the metrics port.
+                options.ControlAddress = string.Empty;
+                options.MetricsAddress = string.Empty;
+            });
             await app.StartAsync(cancellationToken).ConfigureAwait(false);
             return await RunMatrixAsync(app.Services, settings, cancellationToken).ConfigureAwait(false);
         }

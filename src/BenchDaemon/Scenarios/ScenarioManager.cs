@@ -23,6 +23,10 @@ public sealed class ScenarioManager(
     private readonly ILogger _logger = loggers.CreateLogger("IpcBench.Scenario");
     private readonly object _admission = new();
     private volatile bool _shuttingDown;
+    private long _started;
+
+    /// <summary>Scenarios started since the daemon started (retained or not).</summary>
+    public long StartedCount => Interlocked.Read(ref _started);
 
     public ScenarioRun Start(ScenarioSpec? spec)
     {
@@ -51,8 +55,15 @@ public sealed class ScenarioManager(
             var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, _logger);
             _scenarios[id] = run;
             _order.Enqueue(id);
+            Interlocked.Increment(ref _started);
             Trim();
-            _ = Task.Run(run.RunAsync);
+            // The scenario outlives the StartScenario call: it must not carry that request's log scope (RequestId, ...)
+            // or its span as parent; its own trace links to the call instead (ScenarioRun.StartedBy).
+            using (ExecutionContext.SuppressFlow())
+            {
+                _ = Task.Run(run.RunAsync);
+            }
+
             return run;
         }
     }

@@ -1,7 +1,9 @@
+using System.Diagnostics;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Observability;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
@@ -47,6 +49,9 @@ public sealed class ScenarioRun
     private ProcessMetrics.Sample? _daemonAtEnd;
     private long _startedNs;
     private int _endpointsDisposed;
+    private ScenarioMetricsSnapshot? _finalMetrics;
+    private Activity? _activity;
+    private Activity? _phase;
 
     public ScenarioRun(string id, ResolvedSpec spec, DaemonOptions options, RuntimeDirectory runtime, AgentLauncher launcher, AgentDirectory agents, ILogger logger)
     {
@@ -58,7 +63,11 @@ public sealed class ScenarioRun
         _agents = agents;
         _logger = logger;
         CreatedAt = Timestamp.FromDateTime(DateTime.UtcNow);
+        StartedBy = Activity.Current?.Context;
     }
+
+    /// <summary>The span of the control call that created this scenario, if traced; the scenario's trace links to it.</summary>
+    public ActivityContext? StartedBy { get; }
 
     public string Id { get; }
 
@@ -87,13 +96,16 @@ public sealed class ScenarioRun
     public async Task RunAsync()
     {
         using var scope = _logger.BeginScope(new Dictionary<string, object> { ["ScenarioId"] = Id });
+        using var activity = _activity = StartScenarioActivity();
         bool stoppedByUser = false;
         try
         {
             _logger.LogInformation("Scenario {ScenarioId} starting: {Transport} {Publishers}:{Subscribers} {PayloadBytes} B {Topology} {Access} {Mode} {Wait}",
                 Id, Spec.Transport.Id, Spec.Publishers, Spec.Subscribers, Spec.PayloadBytes, Spec.Topology, Spec.PayloadAccess, Spec.Mode, Spec.WaitMode);
             SetState(ScenarioState.Starting);
+            BeginPhase("start");
             _environment = await Task.Run(ProbeEnvironment).ConfigureAwait(false);
+            BeginPhase("agents up");
             await SetUpAsync().ConfigureAwait(false);
             stoppedByUser = await MeasureAsync().ConfigureAwait(false);
             await TearDownMeasurementAsync().ConfigureAwait(false);
@@ -121,7 +133,60 @@ public sealed class ScenarioRun
         {
             await ReleaseAsync().ConfigureAwait(false);
             _logger.LogInformation("Scenario {ScenarioId} ended {State}", Id, State);
+            EndScenarioActivity();
             _completed.TrySetResult();
+        }
+    }
+
+    /// <summary>
+    /// The scenario's own trace (a root span, linked to the control call that started it, which ends long before), with
+    /// a child span per phase: start, agents up, warmup, run, stop. Null, and free, when nobody listens.
+    /// </summary>
+    private Activity? StartScenarioActivity()
+    {
+        // RunAsync runs without the StartScenario call's execution context (ScenarioManager), so this is a root span.
+        var activity = Telemetry.Source.StartActivity(
+            ActivityKind.Internal,
+            links: StartedBy is { } caller ? [new ActivityLink(caller)] : null,
+            name: "scenario");
+        activity?.SetTag("ipcbench.scenario.id", Id)
+            .SetTag("ipcbench.transport", Spec.Transport.Id)
+            .SetTag("ipcbench.publishers", Spec.Publishers)
+            .SetTag("ipcbench.subscribers", Spec.Subscribers)
+            .SetTag("ipcbench.payload_bytes", Spec.PayloadBytes);
+        return activity;
+    }
+
+    private void BeginPhase(string name)
+    {
+        _phase?.Dispose();
+        _phase = _activity is { } parent ? Telemetry.Source.StartActivity(name, ActivityKind.Internal, parent.Context) : null;
+    }
+
+    private void EndScenarioActivity()
+    {
+        _phase?.Dispose();
+        _phase = null;
+        if (_activity is not { } activity)
+        {
+            return;
+        }
+
+        lock (_gate)
+        {
+            activity.SetTag("ipcbench.scenario.state", _state.ToString());
+            if (_finalStats is { } stats)
+            {
+                activity.SetTag("ipcbench.messages_sent", (long)stats.MessagesSent)
+                    .SetTag("ipcbench.messages_received", (long)stats.MessagesReceived)
+                    .SetTag("ipcbench.messages_lost", (long)stats.MessagesLost)
+                    .SetTag("ipcbench.messages_per_second", stats.MessagesPerSecond);
+            }
+
+            if (_state == ScenarioState.Failed)
+            {
+                activity.SetStatus(ActivityStatusCode.Error, _error);
+            }
         }
     }
 
@@ -236,16 +301,22 @@ public sealed class ScenarioRun
             _daemonAtStart = ProcessMetrics.Take();
         }
 
-        SetState(warmupNs > 0 ? ScenarioState.WarmingUp : ScenarioState.Running);
-        for (int p = 0; p < Spec.Publishers; p++)
+        lock (_gate)
         {
-            var worker = new PublisherWorker(_endpoints[p], new PublisherPlan(p, Spec.PayloadBytes, Spec.FullPayload, Spec.RatePerPublisher,
-                Spec.RoundTrip, Spec.SubscribersPerPublisher, Spec.WaitMode), _window);
-            _publishers.Add(worker);
-            _roundTripReaders.Add(new HistogramIntervalReader(worker.RoundTripLatency));
-            var thread = new Thread(() => RunPublisher(worker)) { IsBackground = true, Name = $"pub{p}" };
-            _publisherThreads.Add(thread);
+            // Under the gate: snapshots and scrapes read the publishers from other threads.
+            for (int p = 0; p < Spec.Publishers; p++)
+            {
+                var worker = new PublisherWorker(_endpoints[p], new PublisherPlan(p, Spec.PayloadBytes, Spec.FullPayload, Spec.RatePerPublisher,
+                    Spec.RoundTrip, Spec.SubscribersPerPublisher, Spec.WaitMode), _window);
+                _publishers.Add(worker);
+                _roundTripReaders.Add(new HistogramIntervalReader(worker.RoundTripLatency));
+                var thread = new Thread(() => RunPublisher(worker)) { IsBackground = true, Name = $"pub{p}" };
+                _publisherThreads.Add(thread);
+            }
         }
+
+        SetState(warmupNs > 0 ? ScenarioState.WarmingUp : ScenarioState.Running);
+        BeginPhase(warmupNs > 0 ? "warmup" : "run");
 
         _publisherThreads.ForEach(t => t.Start());
 
@@ -267,6 +338,7 @@ public sealed class ScenarioRun
             {
                 _daemonAtStart = ProcessMetrics.Take();
                 SetState(ScenarioState.Running);
+                BeginPhase("run");
             }
 
             UpdateInterval(now);
@@ -297,6 +369,7 @@ public sealed class ScenarioRun
     private async Task TearDownMeasurementAsync()
     {
         SetState(ScenarioState.Stopping);
+        BeginPhase("stop");
         _measureToNs = MonotonicClock.NowNs();
         _daemonAtEnd = ProcessMetrics.Take();
         StopPublishers(join: true);
@@ -423,6 +496,7 @@ public sealed class ScenarioRun
             _state = state;
         }
 
+        _activity?.AddEvent(new ActivityEvent(state.ToString()));
         _logger.LogInformation("Scenario {ScenarioId} is {State}", Id, state);
     }
 
@@ -512,6 +586,52 @@ public sealed class ScenarioRun
         }
 
         return stats;
+    }
+
+    /// <summary>
+    /// The counters and latency histogram /metrics exports, read as they are (a few volatile reads and one pass over the
+    /// histogram under the gate); final, and cached, once the scenario has completed.
+    /// </summary>
+    public ScenarioMetricsSnapshot ReadMetrics()
+    {
+        if (Volatile.Read(ref _finalMetrics) is { } final)
+        {
+            return final;
+        }
+
+        bool completed = _completed.Task.IsCompleted;
+        ScenarioState state;
+        DateTime? startedAt;
+        DateTime? endedAt;
+        PublisherMetrics[] publishers;
+        LatencyBuckets latency;
+        lock (_gate)
+        {
+            state = _state;
+            startedAt = _startedAt?.ToDateTime();
+            endedAt = _endedAt?.ToDateTime();
+            publishers = [.. _publishers.Select((p, i) => new PublisherMetrics(i, p.Sent, p.BadEchoes))];
+            latency = _totalLatency.TotalCount == 0 ? LatencyBuckets.Empty : LatencyBuckets.From(_totalLatency);
+        }
+
+        // Subscribers are all added while STARTING and never after (a failure while starting leaves the list as it was).
+        SubscriberMetrics[] subscribers = state is ScenarioState.Pending or ScenarioState.Starting
+            ? []
+            : [.. _subscribers.Select(s => new SubscriberMetrics(s.Index, s.Counters, s.LatestProcessSample))];
+
+        long fromNs = _measureFromNs;
+        long toNs = _measureToNs > 0 ? _measureToNs : MonotonicClock.NowNs();
+        double measuredSeconds = fromNs > 0 && toNs > fromNs ? (toNs - fromNs) / 1e9 : 0;
+        var metrics = new ScenarioMetricsSnapshot(
+            Id, Spec, state, CreatedAt.ToDateTime(), startedAt, endedAt, measuredSeconds,
+            subscribers.Sum(s => s.Counters.MeasuredReceived), subscribers.Sum(s => s.Counters.MeasuredBytes),
+            publishers, subscribers, latency);
+        if (completed)
+        {
+            Volatile.Write(ref _finalMetrics, metrics);
+        }
+
+        return metrics;
     }
 
     public Scenario Snapshot()

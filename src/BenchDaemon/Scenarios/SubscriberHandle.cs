@@ -28,6 +28,9 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
     /// <summary>Set when the subscriber process reported its own resource use.</summary>
     public virtual ProcessStats? Process => null;
 
+    /// <summary>The subscriber process's latest raw sample (CPU, memory, GC since it started), for /metrics.</summary>
+    public virtual ProcessSample? LatestProcessSample => null;
+
     /// <summary>Messages per second between this subscriber's two latest observations (its own clock, not the daemon's tick).</summary>
     public virtual double ReceiveRate => Volatile.Read(ref _receiveRate);
 

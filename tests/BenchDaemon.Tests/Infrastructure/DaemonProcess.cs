@@ -10,9 +10,9 @@ using Xunit.Abstractions;
 namespace IpcBench.Daemon.Tests.Infrastructure;
 
 /// <summary>
-/// A real BenchDaemon process on a free loopback port with a private runtime directory: started, waited for until it
-/// answers health checks, driven through gRPC, and on dispose stopped with SIGTERM and, failing that, killed with its
-/// whole process tree. Everything it prints is kept, for failure messages.
+/// A real BenchDaemon process on a free loopback port (and a second one for /metrics) with a private runtime directory:
+/// started, waited for until it answers health checks, driven through gRPC, and on dispose stopped with SIGTERM and,
+/// failing that, killed with its whole process tree. Everything it prints is kept, for failure messages.
 /// </summary>
 internal sealed class DaemonProcess : IAsyncDisposable
 {
@@ -24,11 +24,12 @@ internal sealed class DaemonProcess : IAsyncDisposable
     private readonly OutputLog _output;
     private bool _disposed;
 
-    private DaemonProcess(Process process, OutputLog output, int port, string runtimeBase)
+    private DaemonProcess(Process process, OutputLog output, int port, int metricsPort, string runtimeBase)
     {
         _process = process;
         _output = output;
         Port = port;
+        MetricsPort = metricsPort;
         RuntimeBase = runtimeBase;
         Address = $"127.0.0.1:{port}";
         Channel = new GrpcLiteChannel(Address);
@@ -37,6 +38,11 @@ internal sealed class DaemonProcess : IAsyncDisposable
     public int Pid => _process.Id;
 
     public int Port { get; }
+
+    /// <summary>The port of GET /metrics (IpcBench:MetricsAddress=127.0.0.1:port), a free one per daemon.</summary>
+    public int MetricsPort { get; }
+
+    public Uri MetricsUrl => new($"http://127.0.0.1:{MetricsPort}/metrics");
 
     /// <summary>host:port of the control plane, as grpcurl takes it.</summary>
     public string Address { get; }
@@ -57,7 +63,10 @@ internal sealed class DaemonProcess : IAsyncDisposable
     public OutputLog Output => _output;
 
     /// <summary>Starts a daemon and returns once it answers health checks. <paramref name="configuration"/>: e.g. "--IpcBench:MaxPublishers=8".</summary>
-    public static async Task<DaemonProcess> StartAsync(params string[] configuration)
+    public static Task<DaemonProcess> StartAsync(params string[] configuration) => StartAsync(new Dictionary<string, string?>(), configuration);
+
+    /// <summary>As <see cref="StartAsync(string[])"/>, with <paramref name="environment"/> set (null removes a variable).</summary>
+    public static async Task<DaemonProcess> StartAsync(IReadOnlyDictionary<string, string?> environment, params string[] configuration)
     {
         if (!File.Exists(RepoLayout.DaemonExecutable))
         {
@@ -68,6 +77,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
         for (int attempt = 1; ; attempt++)
         {
             int port = FreeLoopbackPort();
+            int metricsPort = FreeLoopbackPort();
             var runtimeBase = Path.Combine(Path.GetTempPath(), "ipcbench-tests", Guid.NewGuid().ToString("N")[..10]);
             Directory.CreateDirectory(runtimeBase);
             var output = new OutputLog();
@@ -78,13 +88,28 @@ internal sealed class DaemonProcess : IAsyncDisposable
                 UseShellExecute = false,
                 WorkingDirectory = runtimeBase,
             };
-            foreach (var argument in (string[])["serve", "--listen", $"127.0.0.1:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}", .. configuration])
+            foreach (var argument in (string[])["serve", "--listen", $"127.0.0.1:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
+                $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", .. configuration])
             {
                 start.ArgumentList.Add(argument);
             }
 
+            // A test daemon must not tell the test runner's systemd (if any) that it is ready or stopping.
+            start.Environment.Remove("NOTIFY_SOCKET");
+            foreach (var (name, value) in environment)
+            {
+                if (value is null)
+                {
+                    start.Environment.Remove(name);
+                }
+                else
+                {
+                    start.Environment[name] = value;
+                }
+            }
+
             var process = output.Start(start);
-            var daemon = new DaemonProcess(process, output, port, runtimeBase);
+            var daemon = new DaemonProcess(process, output, port, metricsPort, runtimeBase);
             try
             {
                 await daemon.WaitUntilServingAsync();

@@ -1,0 +1,40 @@
+# syntax=docker/dockerfile:1
+# IpcBench daemon and agent in one image: the daemon starts its BenchAgent subscribers as child processes.
+#   docker build -t ipcbench .        (or: docker compose up --build, see docker-compose.yml)
+# Three stages: the iceoryx2 binding (Rust), the .NET publish, and a runtime image with only what runs.
+
+# 1. native/iceoryx2-ipcbench -> libipcbench_iox2.so. iceoryx2-pal-posix runs bindgen, which needs libclang.
+#    Crates come from crates.io here (CI uses a vendored copy); Cargo.lock pins every version.
+FROM rust:1-bookworm AS native
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libclang-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src/native/iceoryx2-ipcbench
+COPY native/iceoryx2-ipcbench/ ./
+RUN cargo build --release --locked
+
+# 2. dotnet publish of the agent and the daemon into one directory (the daemon looks for BenchAgent beside itself).
+#    The library built above goes where IpcBench.Iceoryx2.csproj expects it; Iox2SkipNativeBuild=true makes the
+#    build use it instead of running cargo (the SDK image has no Rust toolchain).
+FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
+WORKDIR /src
+COPY . .
+COPY --from=native /src/native/iceoryx2-ipcbench/target/release/libipcbench_iox2.so native/iceoryx2-ipcbench/target/release/
+RUN dotnet publish src/BenchAgent/BenchAgent.csproj -c Release -o /app -p:Iox2SkipNativeBuild=true \
+ && dotnet publish src/BenchDaemon/BenchDaemon.csproj -c Release -o /app -p:Iox2SkipNativeBuild=true \
+ && test -f /app/libipcbench_iox2.so && test -x /app/BenchDaemon && test -x /app/BenchAgent
+
+# 3. Runtime: ASP.NET Core (Kestrel for the control and metrics ports) includes the .NET runtime the agent needs.
+FROM mcr.microsoft.com/dotnet/aspnet:10.0
+WORKDIR /app
+COPY --from=build /app ./
+# Listen on every interface inside the container; publish the ports with -p / docker-compose.yml.
+ENV IpcBench__ControlAddress=0.0.0.0:50051 \
+    IpcBench__MetricsAddress=0.0.0.0:9464 \
+    IpcBench__RuntimeDirectory=/tmp/ipcbench \
+    DOTNET_CLI_TELEMETRY_OPTOUT=1
+EXPOSE 50051 9464
+# The image's unprivileged user (APP_UID, 1654); shared memory and sockets live in /dev/shm and /tmp.
+USER $APP_UID
+ENTRYPOINT ["/app/BenchDaemon"]
+CMD ["serve"]
