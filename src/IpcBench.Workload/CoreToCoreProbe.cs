@@ -9,7 +9,7 @@ namespace IpcBench.Workload;
 /// </summary>
 public static partial class CoreToCoreProbe
 {
-    public sealed record Result(TimeSpan MedianRoundTrip, double MedianRoundTripNs, string Cores);
+    public sealed record Result(double MedianRoundTripNs, string Cores);
 
     public static Result? Measure(TimeSpan duration, int coreA = 0, int coreB = 1)
     {
@@ -81,7 +81,7 @@ public static partial class CoreToCoreProbe
         Array.Sort(batchNs);
         double median = batchNs[Batches / 2];
         string cores = pinned && pinnedA ? $"{coreA}<->{coreB}" : "unpinned";
-        return new Result(TimeSpan.FromTicks((long)(median / 100)), median, cores);
+        return new Result(median, cores);
     }
 
     private static bool PinCurrentThreadTemporarily(int core, out Action restore)
