@@ -186,36 +186,10 @@ internal sealed class Iceoryx2PublisherEndpoint : IPublisherEndpoint
         var replies = _replies!;
         try
         {
-            int idle = 0;
-            while (true)
+            if (SampleWait.Next(replies, ref _reply, _replyListener, _waitMode, _settings.BlockWaitSlice, _gate, cancellationToken))
             {
-                // Releases the previous echo and takes the next one in one native call.
-                if (replies.ReleaseAndTryReceive(ref _reply))
-                {
-                    reply = _reply.Payload;
-                    return true; // The gate stays held until ReleaseReply: the span points into shared memory.
-                }
-
-                if (cancellationToken.IsCancellationRequested || _gate.IsClosing)
-                {
-                    break;
-                }
-
-                if (_replyListener is { } listener)
-                {
-                    if (!listener.Wait(_settings.BlockWaitSlice) && replies.GetServiceInfo().Publishers == 0)
-                    {
-                        break;
-                    }
-                }
-                else
-                {
-                    Idle.Pause(_waitMode);
-                    if ((++idle & 0xFFFF) == 0 && replies.GetServiceInfo().Publishers == 0)
-                    {
-                        break;
-                    }
-                }
+                reply = _reply.Payload;
+                return true; // The gate stays held until ReleaseReply: the span points into shared memory.
             }
         }
         catch (Iceoryx2Exception e)

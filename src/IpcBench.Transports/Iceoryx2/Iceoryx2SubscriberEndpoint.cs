@@ -110,36 +110,10 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
         var subscriber = _subscriber!;
         try
         {
-            int idle = 0;
-            while (true)
+            if (SampleWait.Next(subscriber, ref _sample, _listener, _waitMode, _settings.BlockWaitSlice, _gate, cancellationToken))
             {
-                // Releases the previous message and takes the next one in one native call.
-                if (subscriber.ReleaseAndTryReceive(ref _sample))
-                {
-                    message = _sample.Payload;
-                    return true; // The gate stays held until Release: the span points into shared memory.
-                }
-
-                if (cancellationToken.IsCancellationRequested || _gate.IsClosing)
-                {
-                    break;
-                }
-
-                if (_listener is { } listener)
-                {
-                    if (!listener.Wait(_settings.BlockWaitSlice) && PublishersGone(subscriber))
-                    {
-                        break;
-                    }
-                }
-                else
-                {
-                    Idle.Pause(_waitMode);
-                    if ((++idle & 0xFFFF) == 0 && PublishersGone(subscriber))
-                    {
-                        break;
-                    }
-                }
+                message = _sample.Payload;
+                return true; // The gate stays held until Release: the span points into shared memory.
             }
         }
         catch (Iceoryx2Exception e)
@@ -249,9 +223,6 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
     }
 
     /// <summary>Every publisher left the service and nothing is left to read: the links are closed.</summary>
-    private static bool PublishersGone(Iceoryx2Subscriber subscriber) =>
-        subscriber.GetServiceInfo().Publishers == 0 && !subscriber.HasSamples;
-
     private void FreePorts()
     {
         foreach (var link in _echoes)
