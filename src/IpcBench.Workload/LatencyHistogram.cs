@@ -37,6 +37,16 @@ public sealed class LatencyHistogram
 
     public void Record(long valueNs) => RecordCount(valueNs, 1);
 
+    /// <summary>Empties the histogram so interval readers can reuse one instead of allocating ~270 KB each time.</summary>
+    public void Reset()
+    {
+        Array.Clear(_counts);
+        _totalCount = 0;
+        _min = long.MaxValue;
+        _max = 0;
+        _sum = 0;
+    }
+
     public void RecordCount(long valueNs, long count)
     {
         valueNs = Math.Clamp(valueNs, 0, HighestTrackableNs);

@@ -108,16 +108,13 @@ public sealed class SubscriberHost : IDisposable
         return next;
     }
 
-    /// <summary>Latency recorded since the previous call. Call from one reporting thread.</summary>
-    public LatencyHistogram TakeLatencyInterval()
+    /// <summary>Adds the latency recorded since the previous call to <paramref name="into"/>. Call from one reporting thread.</summary>
+    public void ReadLatencyInterval(LatencyHistogram into)
     {
-        var interval = new LatencyHistogram();
         foreach (var reader in _intervalReaders)
         {
-            reader.ReadInterval(interval);
+            reader.ReadInterval(into);
         }
-
-        return interval;
     }
 
     /// <summary>Ends the receivers now (closing the links wakes receivers blocked in the kernel).</summary>

@@ -65,7 +65,7 @@ internal static class InProcessLoop
 
             foreach (var host in hosts)
             {
-                latency.Add(host.TakeLatencyInterval());
+                host.ReadLatencyInterval(latency);
             }
 
             return new Outcome(

@@ -127,13 +127,10 @@ public sealed class AgentSession : SubscriberHandle
 
         if (report.LatencyInterval is { Values.Count: > 0 } histogram)
         {
-            var interval = new LatencyHistogram();
             for (int i = 0; i < histogram.Values.Count && i < histogram.Counts.Count; i++)
             {
-                interval.RecordCount(histogram.Values[i], histogram.Counts[i]);
+                RecordLatency(histogram.Values[i], histogram.Counts[i]);
             }
-
-            AddLatency(interval);
         }
 
         switch (report.Kind)

@@ -36,6 +36,7 @@ public sealed class ScenarioRun
     private readonly List<SubscriberHandle> _subscribers = [];
     private readonly MeasurementWindow _window = new();
     private readonly LatencyHistogram _totalLatency = new();
+    private readonly LatencyHistogram _latencyInterval = new();
     private ScenarioState _state = ScenarioState.Pending;
     private string _error = string.Empty;
     private Timestamp? _startedAt;
@@ -511,16 +512,18 @@ public sealed class ScenarioRun
         }
     }
 
+    /// <summary>Latency recorded since the previous call, in a histogram reused from tick to tick (one thread calls this).</summary>
     private LatencyHistogram TakeLatencyInterval()
     {
-        var interval = new LatencyHistogram();
+        var interval = _latencyInterval;
+        interval.Reset();
         if (Spec.RoundTrip)
         {
             _roundTripReaders.ForEach(r => r.ReadInterval(interval));
         }
         else
         {
-            _subscribers.ForEach(s => interval.Add(s.TakeLatencyInterval()));
+            _subscribers.ForEach(s => s.DrainLatencyInto(interval));
         }
 
         return interval;

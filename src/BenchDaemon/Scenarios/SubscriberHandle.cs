@@ -10,7 +10,7 @@ namespace IpcBench.Daemon.Scenarios;
 public abstract class SubscriberHandle(int index) : IAsyncDisposable
 {
     private readonly object _latencyGate = new();
-    private LatencyHistogram _pendingLatency = new();
+    private readonly LatencyHistogram _pendingLatency = new();
     private long _rateCount;
     private long _rateNs;
     private double _receiveRate;
@@ -41,14 +41,13 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
 
     public abstract ValueTask DisposeAsync();
 
-    /// <summary>Latency recorded since the previous call.</summary>
-    public virtual LatencyHistogram TakeLatencyInterval()
+    /// <summary>Adds the latency recorded since the previous call to <paramref name="into"/>.</summary>
+    public virtual void DrainLatencyInto(LatencyHistogram into)
     {
         lock (_latencyGate)
         {
-            var taken = _pendingLatency;
-            _pendingLatency = new LatencyHistogram();
-            return taken;
+            into.Add(_pendingLatency);
+            _pendingLatency.Reset();
         }
     }
 
@@ -63,11 +62,11 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
         _rateNs = nowNs;
     }
 
-    protected void AddLatency(LatencyHistogram interval)
+    protected void RecordLatency(long valueNs, long count)
     {
         lock (_latencyGate)
         {
-            _pendingLatency.Add(interval);
+            _pendingLatency.RecordCount(valueNs, count);
         }
     }
 }
@@ -89,7 +88,7 @@ public sealed class LocalSubscriber(int index, SubscriberHost host) : Subscriber
         host.Window.Start(fromNs);
     }
 
-    public override LatencyHistogram TakeLatencyInterval() => host.TakeLatencyInterval();
+    public override void DrainLatencyInto(LatencyHistogram into) => host.ReadLatencyInterval(into);
 
     public override double ReceiveRate
     {
