@@ -160,7 +160,7 @@ public sealed class Iceoryx2ScenarioTests(SharedDaemon shared, ITestOutputHelper
             .Verify();
 
         // The publishers, the surviving agent and the dead agent's ports all go: the service with them.
-        await WaitUntilAsync(() => daemon.Agents().Count == 0 && !Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe),
+        await Poll.UntilAsync(() => daemon.Agents().Count == 0 && !Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe),
             TimeSpan.FromSeconds(20), () => $"agents ({string.Join("; ", daemon.Agents())}) or iceoryx2 service {service} still there after the scenario failed\n{daemon.Output.Describe()}");
 
         var next = await daemon.RunScenarioAsync(Specs.Stream(Transport, publishers: 2, subscribers: 2, Specs.Seconds(1)));
@@ -187,7 +187,7 @@ public sealed class Iceoryx2ScenarioTests(SharedDaemon shared, ITestOutputHelper
             // cleans dead nodes too (iceoryx2's default), which would hide what the next daemon's start-up does.
             ProcessTree.Signal(first.Pid, ProcessTree.SigKill);
             agents.ForEach(a => ProcessTree.SignalIfAlive(a, ProcessTree.SigKill));
-            await WaitUntilAsync(() => agents.All(a => !a.IsAlive), TimeSpan.FromSeconds(20),
+            await Poll.UntilAsync(() => agents.All(a => !a.IsAlive), TimeSpan.FromSeconds(20),
                 () => $"agents still running after they were killed: {string.Join("; ", agents.Where(a => a.IsAlive))}");
             if (!Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe))
             {
@@ -245,26 +245,12 @@ public sealed class Iceoryx2ScenarioTests(SharedDaemon shared, ITestOutputHelper
     private async Task AssertServicesGoneAsync(Scenario result, params string[] suffixes)
     {
         var services = suffixes.Select(suffix => DataService(_daemon.Pid, result.Id, suffix)).ToList();
-        await WaitUntilAsync(() => !services.Any(s => Iceoryx2Library.ServiceExists(s, Iceoryx2MessagingPattern.PublishSubscribe)), TimeSpan.FromSeconds(10),
+        await Poll.UntilAsync(() => !services.Any(s => Iceoryx2Library.ServiceExists(s, Iceoryx2MessagingPattern.PublishSubscribe)), TimeSpan.FromSeconds(10),
             () => $"iceoryx2 services still exist after the scenario ended: {string.Join(", ", services.Where(s => Iceoryx2Library.ServiceExists(s, Iceoryx2MessagingPattern.PublishSubscribe)))}");
     }
 
     private static string DataService(int daemonPid, string scenarioId, string suffix) =>
         string.Create(CultureInfo.InvariantCulture, $"ipcbench/{daemonPid}/{scenarioId}/{suffix}");
-
-    private static async Task WaitUntilAsync(Func<bool> condition, TimeSpan timeout, Func<string> describe)
-    {
-        var clock = Stopwatch.StartNew();
-        while (!condition())
-        {
-            if (clock.Elapsed > timeout)
-            {
-                throw new Xunit.Sdk.XunitException(describe());
-            }
-
-            await Task.Delay(100);
-        }
-    }
 }
 
 /// <summary>Skipped (with the reason) when libipcbench_iox2.so is unavailable, unless IPCBENCH_REQUIRE_ICEORYX2=1.</summary>

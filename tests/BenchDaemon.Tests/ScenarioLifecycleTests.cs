@@ -61,7 +61,7 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
             .Verify();
 
         // The surviving agent goes with its scenario.
-        await WaitUntilAsync(() => daemon.Agents().Count == 0, TimeSpan.FromSeconds(10),
+        await Poll.UntilAsync(() => daemon.Agents().Count == 0, TimeSpan.FromSeconds(10),
             () => $"agents still running after the scenario failed: {string.Join("; ", daemon.Agents())}\n{daemon.Output.Describe()}");
 
         var next = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, Specs.Seconds(1)));
@@ -103,18 +103,4 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
     }
 
     private static string[] NamedPipeFiles(DaemonProcess daemon) => Directory.GetFiles(Path.GetTempPath(), daemon.NamedPipePrefix + "*");
-
-    private static async Task WaitUntilAsync(Func<bool> condition, TimeSpan timeout, Func<string> describe)
-    {
-        var clock = Stopwatch.StartNew();
-        while (!condition())
-        {
-            if (clock.Elapsed > timeout)
-            {
-                throw new Xunit.Sdk.XunitException(describe());
-            }
-
-            await Task.Delay(50);
-        }
-    }
 }

@@ -17,15 +17,16 @@ public sealed class AgentSession : SubscriberHandle
     private readonly Channel<AgentCommand> _commands = Channel.CreateUnbounded<AgentCommand>();
     private readonly TaskCompletionSource _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource _final = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private readonly Action<string> _fail;
+    private readonly Action<string, bool> _fail;
     private readonly ILogger _logger;
     private readonly byte[] _token;
     private ReceiverCounters _counters;
     private ProcessStats? _process;
     private ProcessSample? _latestSample;
     private int _attached;
+    private long _lastHeardNs = MonotonicClock.NowNs();
 
-    public AgentSession(string scenarioId, int index, Assignment assignment, Action<string> fail, ILogger logger)
+    public AgentSession(string scenarioId, int index, Assignment assignment, Action<string, bool> fail, ILogger logger)
         : base(index)
     {
         ScenarioId = scenarioId;
@@ -68,6 +69,8 @@ public sealed class AgentSession : SubscriberHandle
 
     public override ProcessSample? LatestProcessSample => Volatile.Read(ref _latestSample);
 
+    public override long? LastHeardNs => Volatile.Read(ref _lastHeardNs);
+
     public bool Authenticates(string token) =>
         CryptographicOperations.FixedTimeEquals(Encoding.ASCII.GetBytes(token), _token);
 
@@ -89,13 +92,14 @@ public sealed class AgentSession : SubscriberHandle
         }
         catch (OperationCanceledException) when (!Finished)
         {
-            _fail($"{Name} disconnected from the daemon before reporting its result");
+            _fail($"{Name} disconnected from the daemon before reporting its result", false);
             throw;
         }
     }
 
     public void OnReport(AgentReport report)
     {
+        Volatile.Write(ref _lastHeardNs, MonotonicClock.NowNs());
         lock (_commands)
         {
             if (report.Counters is { } c)
@@ -143,7 +147,7 @@ public sealed class AgentSession : SubscriberHandle
                 _commands.Writer.TryComplete();
                 break;
             case ReportKind.Failed:
-                _fail($"{Name} failed: {report.Error}");
+                _fail($"{Name} failed: {report.Error}", true);
                 break;
         }
     }
@@ -157,11 +161,14 @@ public sealed class AgentSession : SubscriberHandle
 
         string how = exitCode > 128 ? $"was killed by signal {exitCode - 128}{SignalName(exitCode - 128)}" : $"exited with code {exitCode}";
         _ready.TrySetException(new ScenarioFailureException($"{Name} {how} before it was ready"));
-        _fail($"{Name} {how} before reporting its result");
+        // Its connections broke when it died, and that may have been noticed first: this is the cause to report.
+        _fail($"{Name} {how} before reporting its result", true);
     }
 
     public override void StartMeasurement(long fromNs)
     {
+        // Progress reports (the heartbeat) start now; the time spent connecting before was the start timeout's business.
+        Volatile.Write(ref _lastHeardNs, MonotonicClock.NowNs());
         // Publishers start right after this: the rate's first interval runs from here to the first progress report.
         ObserveReceived(Counters.Received, MonotonicClock.NowNs());
         _commands.Writer.TryWrite(new AgentCommand { Start = new StartMeasurement { MeasureFromMonotonicNs = fromNs } });

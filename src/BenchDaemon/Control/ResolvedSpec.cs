@@ -31,6 +31,17 @@ public sealed record ResolvedSpec(
 
     public int SubscribersPerPublisher => Paired ? 1 : Subscribers;
 
+    /// <summary>What the transport is told about publisher <paramref name="index"/> of this scenario.</summary>
+    public PublisherOptions PublisherOptions(TransportEnvironment environment, string scenarioKey, int index) =>
+        new(environment, scenarioKey, index, SubscribersPerPublisher, Publishers, Subscribers, MaxMessageBytes, WaitMode, RoundTrip);
+
+    /// <summary>Shared memory the scenario's publishers will map, by the transport's own estimate.</summary>
+    public long SharedMemoryBytes(TransportEnvironment environment, string scenarioKey) =>
+        Enumerable.Range(0, Publishers).Sum(p => Transport.SharedMemoryBytes(PublisherOptions(environment, scenarioKey, p)));
+
+    /// <summary>Agent processes the scenario starts: one per subscriber, none for in-process transports.</summary>
+    public int AgentProcesses => Transport.Capabilities.CrossProcess ? Subscribers : 0;
+
     /// <summary>The spec echoed back to users, defaults filled in.</summary>
     public ScenarioSpec ToProto()
     {

@@ -37,6 +37,7 @@ public static class DaemonHost
         builder.Services.AddSingleton<AgentDirectory>();
         builder.Services.AddSingleton<AgentLauncher>();
         builder.Services.AddSingleton<SpecValidator>();
+        builder.Services.AddSingleton<AdmissionControl>();
         builder.Services.AddSingleton<ScenarioManager>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ScenarioManager>());
         builder.Services.AddSingleton<BenchControlService>();

@@ -41,6 +41,24 @@ public sealed class DaemonOptions
     [Range(1, 64)]
     public int MaxConcurrentScenarios { get; set; } = 4;
 
+    /// <summary>Agent processes (one per subscriber on cross-process transports) all running scenarios may have at once.</summary>
+    [Range(1, 65_536)]
+    public int MaxAgents { get; set; } = 256;
+
+    /// <summary>Shared memory all running scenarios may map together (bytes); 0: only what the file system has free.</summary>
+    [Range(0, long.MaxValue)]
+    public long SharedMemoryBudgetBytes { get; set; }
+
+    /// <summary>The file system shared-memory transports use; a scenario needing more than it has free is refused.</summary>
+    public string SharedMemoryDirectory { get; set; } = "/dev/shm";
+
+    /// <summary>
+    /// An agent that sends no report (they come once a second) for this long is taken as hung, e.g. stopped by SIGSTOP,
+    /// and fails its scenario.
+    /// </summary>
+    [Range(1, 3600)]
+    public int HeartbeatTimeoutSeconds { get; set; } = 10;
+
     /// <summary>How long agents get to start, connect and report ready.</summary>
     [Range(1, 600)]
     public int AgentStartTimeoutSeconds { get; set; } = 30;

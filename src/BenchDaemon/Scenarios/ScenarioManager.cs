@@ -16,6 +16,7 @@ public sealed class ScenarioManager(
     RuntimeDirectory runtime,
     AgentLauncher launcher,
     AgentDirectory agents,
+    AdmissionControl admission,
     ILoggerFactory loggers) : IHostedLifecycleService
 {
     private readonly ConcurrentDictionary<string, ScenarioRun> _scenarios = new();
@@ -43,16 +44,11 @@ public sealed class ScenarioManager(
                 throw new RpcException(StatusCode.Unavailable, "the daemon is shutting down");
             }
 
-            int running = _scenarios.Values.Count(s => !s.Completion.IsCompleted);
-            if (running >= options.Value.MaxConcurrentScenarios)
-            {
-                throw new RpcException(StatusCode.ResourceExhausted,
-                    $"{running} scenarios are running; at most {options.Value.MaxConcurrentScenarios} may run at once (IpcBench:MaxConcurrentScenarios)");
-            }
-
             // 12 hex digits: unique enough, and short enough for socket paths (108-byte limit).
             var id = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(6));
-            var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, _logger);
+            var claim = admission.ClaimFor(resolved, id);
+            admission.Admit(claim, [.. _scenarios.Values.Where(s => !s.Completion.IsCompleted).Select(s => s.Claim)]);
+            var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, _logger) { Claim = claim };
             _scenarios[id] = run;
             _order.Enqueue(id);
             Interlocked.Increment(ref _started);

@@ -72,6 +72,9 @@ public sealed class ScenarioRun
 
     public string Id { get; }
 
+    /// <summary>The agent processes and shared memory admission control counted for this scenario while it runs.</summary>
+    public AdmissionControl.Claim Claim { get; init; }
+
     public ResolvedSpec Spec { get; }
 
     public Timestamp CreatedAt { get; }
@@ -219,9 +222,7 @@ public sealed class ScenarioRun
         var transport = Spec.Transport;
         for (int p = 0; p < Spec.Publishers; p++)
         {
-            _endpoints.Add(transport.CreatePublisher(new PublisherOptions(
-                _runtime.TransportEnvironment, Id, p, Spec.SubscribersPerPublisher, Spec.Publishers, Spec.Subscribers,
-                Spec.MaxMessageBytes, Spec.WaitMode, Spec.RoundTrip)));
+            _endpoints.Add(transport.CreatePublisher(Spec.PublisherOptions(_runtime.TransportEnvironment, Id, p)));
         }
 
         var startTimeout = TimeSpan.FromSeconds(_options.AgentStartTimeoutSeconds);
@@ -238,7 +239,7 @@ public sealed class ScenarioRun
             {
                 var assignment = new Assignment { Spec = Spec.ToProto(), SubscriberIndex = s };
                 assignment.Publishers.AddRange(addresses.Select(a => new PublisherEndpoint { PublisherIndex = a.PublisherIndex, Address = a.Address }));
-                var session = new AgentSession(Id, s, assignment, message => Fail(2, message), _logger);
+                var session = new AgentSession(Id, s, assignment, (message, isCause) => Fail(isCause ? 3 : 2, message), _logger);
                 _subscribers.Add(session);
                 _agents.Add(session);
                 _launcher.Launch(session);
@@ -317,6 +318,7 @@ public sealed class ScenarioRun
             }
         }
 
+        _ = WatchHeartbeatsAsync();
         SetState(warmupNs > 0 ? ScenarioState.WarmingUp : ScenarioState.Running);
         BeginPhase(warmupNs > 0 ? "warmup" : "run");
 
@@ -353,6 +355,37 @@ public sealed class ScenarioRun
             {
                 return false;
             }
+        }
+    }
+
+    /// <summary>
+    /// Fails the scenario when an agent stops reporting: a stopped (SIGSTOP) or hung process keeps its sockets open, so
+    /// nothing else notices, and its publishers would wait for it forever.
+    /// </summary>
+    private async Task WatchHeartbeatsAsync()
+    {
+        long timeoutNs = _options.HeartbeatTimeoutSeconds * 1_000_000_000L;
+        var period = TimeSpan.FromMilliseconds(Math.Min(1000, _options.HeartbeatTimeoutSeconds * 250));
+        try
+        {
+            while (!_completed.Task.IsCompleted)
+            {
+                await Task.Delay(period, _abort.Token).ConfigureAwait(false);
+                long now = MonotonicClock.NowNs();
+                foreach (var subscriber in _subscribers)
+                {
+                    if (subscriber.LastHeardNs is { } heard && now - heard > timeoutNs)
+                    {
+                        Fail(3, string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                            $"{subscriber.Name} sent no report for {(now - heard) / 1e9:0.0} s (it reports once a second; IpcBench:HeartbeatTimeoutSeconds is {_options.HeartbeatTimeoutSeconds}): it is hung or stopped, e.g. by SIGSTOP"));
+                        return;
+                    }
+                }
+            }
+        }
+        catch (OperationCanceledException)
+        {
+            // The scenario is over.
         }
     }
 
@@ -414,6 +447,10 @@ public sealed class ScenarioRun
         }
     }
 
+    /// <summary>
+    /// Records a failure; the highest <paramref name="priority"/> is what users read: 3 a cause (an agent died, failed or
+    /// stopped reporting), 2 a symptom of an agent (its connection broke), 1 a publisher or the engine, 0 the unexpected.
+    /// </summary>
     private void Fail(int priority, string message)
     {
         lock (_failures)

@@ -34,6 +34,12 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
     /// <summary>Messages per second between this subscriber's two latest observations (its own clock, not the daemon's tick).</summary>
     public virtual double ReceiveRate => Volatile.Read(ref _receiveRate);
 
+    /// <summary>
+    /// When (monotonic ns) the subscriber last proved it is alive, for subscribers in other processes that report
+    /// periodically; null for subscribers that cannot hang separately from the daemon.
+    /// </summary>
+    public virtual long? LastHeardNs => null;
+
     public abstract void StartMeasurement(long fromNs);
 
     /// <summary>Lets the subscriber drain (up to <paramref name="drainTimeout"/>) and collects its final counters.</summary>

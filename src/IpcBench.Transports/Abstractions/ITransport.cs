@@ -21,6 +21,12 @@ public interface ITransport
     /// <summary>Connects to the given publishers. Returns once every connection is established.</summary>
     ISubscriberEndpoint CreateSubscriber(SubscriberOptions options, CancellationToken cancellationToken);
 
+    /// <summary>
+    /// Bytes of shared memory (e.g. in /dev/shm) one publisher with these options maps, so the daemon can refuse a
+    /// scenario before it runs out of shared memory mid-run. Zero for transports that use none.
+    /// </summary>
+    long SharedMemoryBytes(PublisherOptions options) => 0;
+
     /// <summary>Removes files, sockets or shared memory left behind by daemons that no longer run.</summary>
     void RemoveStaleResources(TransportEnvironment environment)
     {

@@ -46,6 +46,14 @@ public sealed class Iceoryx2Transport(Iceoryx2Settings settings) : ITransport
         return Iceoryx2SubscriberEndpoint.Connect(options, Settings, cancellationToken);
     }
 
+    /// <summary>The publisher's data segment; echo services (ROUND_TRIP) hold a few small samples and are left out.</summary>
+    public long SharedMemoryBytes(PublisherOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ServiceLayout.DataOptions(options, Settings, out long bytesPerPublisher);
+        return bytesPerPublisher;
+    }
+
     /// <summary>
     /// Removes what processes that died without disposing their iceoryx2 ports left behind (their nodes, ports and
     /// /dev/shm files): at daemon start and after every scenario.

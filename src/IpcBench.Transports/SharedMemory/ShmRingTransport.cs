@@ -66,6 +66,13 @@ public sealed class ShmRingTransport(ShmRingSettings settings) : ITransport
         return new ShmRingPublisher(path, options, Settings);
     }
 
+    /// <summary>The ring file's size: it is created sparse, but a running ring touches every page of it.</summary>
+    public long SharedMemoryBytes(PublisherOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return RingGeometry.Compute(options.MaxMessageBytes, Math.Max(options.ExpectedSubscribers, options.TotalSubscribers), Settings).FileBytes;
+    }
+
     public ISubscriberEndpoint CreateSubscriber(SubscriberOptions options, CancellationToken cancellationToken)
     {
         if (!OperatingSystem.IsLinux())

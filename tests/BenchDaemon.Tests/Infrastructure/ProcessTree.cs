@@ -19,6 +19,8 @@ internal static partial class ProcessTree
 {
     public const int SigKill = 9;
     public const int SigTerm = 15;
+    public const int SigCont = 18;
+    public const int SigStop = 19;
 
     public static ProcessEntry? Read(int pid)
     {
