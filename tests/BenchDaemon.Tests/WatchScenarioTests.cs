@@ -106,4 +106,58 @@ public sealed class WatchScenarioTests(SharedDaemon shared, ITestOutputHelper ou
 
         Assert.Equal([finished], snapshots);
     }
+    [Fact]
+    public async Task WatchersThatDisconnectMidStream_DoNotDisturbTheScenarioOrTheDaemon()
+    {
+        var spec = Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Seconds(3)).With(s => s.RatePerPublisher = 2000);
+        var started = await _daemon.StartScenarioAsync(spec);
+        int linesBefore = _daemon.Output.Count;
+
+        // Clients that go away in every way a client can: cancel after one snapshot, abandon the stream unread, and a
+        // real grpcurl process killed (SIGKILL) while streaming.
+        for (int i = 0; i < 5; i++)
+        {
+            using var cancel = new CancellationTokenSource();
+            await foreach (var snapshot in _daemon.WatchScenarioAsync(started.Id, cancel.Token).WithCancellation(cancel.Token))
+            {
+                cancel.Cancel();
+                break;
+            }
+        }
+
+        await using (var abandoned = _daemon.WatchScenarioAsync(started.Id).GetAsyncEnumerator())
+        {
+            Assert.True(await abandoned.MoveNextAsync());
+        }
+
+        if (File.Exists(RepoLayout.Grpcurl))
+        {
+            using var grpcurl = Process.Start(new ProcessStartInfo(RepoLayout.Grpcurl)
+            {
+                ArgumentList = { "-plaintext", "-d", $"{{\"id\":\"{started.Id}\"}}", _daemon.Address, "ipcbench.v1.BenchControl/WatchScenario" },
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            })!;
+            // The first snapshot proves the stream is open before the client dies.
+            string? first = await grpcurl.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(20));
+            Assert.NotNull(first);
+            ProcessTree.Signal(grpcurl.Id, ProcessTree.SigKill);
+            await grpcurl.WaitForExitAsync();
+        }
+
+        var result = await _daemon.WaitUntilFinishedAsync(started.Id, TimeSpan.FromSeconds(30));
+        new ScenarioExpectations(result, _daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
+        Assert.False(_daemon.HasExited);
+
+        // A watcher after all that still gets the whole stream: here, the final snapshot and the end.
+        var after = new List<Scenario>();
+        await foreach (var snapshot in _daemon.WatchScenarioAsync(started.Id))
+        {
+            after.Add(snapshot);
+        }
+
+        Assert.Equal([ScenarioState.Completed], after.Select(s => s.State));
+        var errors = _daemon.Output.Lines(linesBefore).Where(l => l.Contains(" ERR]", StringComparison.Ordinal) || l.Contains(" FTL]", StringComparison.Ordinal)).ToList();
+        Assert.True(errors.Count == 0, "The daemon logged errors for clients that went away:\n" + string.Join('\n', errors));
+    }
 }
