@@ -151,13 +151,17 @@ public sealed class LatencyHistogram
     }
 
     /// <summary>Calls <paramref name="visit"/> with (bucket value, count) for every non-empty bucket.</summary>
-    public static void ForEachBucket(ReadOnlySpan<long> counts, Action<long, long> visit)
+    public static void ForEachBucket(ReadOnlySpan<long> counts, Action<long, long> visit) =>
+        ForEachBucket(counts, visit, static (value, count, visit) => visit(value, count));
+
+    /// <summary>Visits every non-empty bucket; <paramref name="state"/> lets callers pass a static lambda (no closure per call).</summary>
+    public static void ForEachBucket<TState>(ReadOnlySpan<long> counts, TState state, Action<long, long, TState> visit)
     {
         for (int i = 0; i < counts.Length; i++)
         {
             if (counts[i] != 0)
             {
-                visit(ValueAt(i), counts[i]);
+                visit(ValueAt(i), counts[i], state);
             }
         }
     }

@@ -22,6 +22,9 @@ internal static class RepoLayout
 
     public static readonly string DaemonExecutable = Path.Combine(DaemonDirectory, "BenchDaemon");
 
+    /// <summary>The soak driver behind bench/soak.sh, as built for the same configuration.</summary>
+    public static readonly string SoakTool = Path.Combine(Root, "bench", "Soak", "bin", Configuration, TargetFramework, "Soak.dll");
+
     public static readonly string Grpcurl = Path.GetFullPath(Path.Combine(Root, "..", "shared", "tools", "grpcurl"));
 
     private static string FindRoot()

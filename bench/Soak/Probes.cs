@@ -1,0 +1,84 @@
+using System.Globalization;
+
+namespace IpcBench.Soak;
+
+/// <summary>What the soak reads about processes and the machine from /proc, /dev/shm and the daemon's /metrics.</summary>
+internal static class Probes
+{
+    public const string SharedMemoryDirectory = "/dev/shm";
+
+    /// <summary>VmRSS of a process in bytes; 0 when it is gone.</summary>
+    public static long ResidentBytes(int pid)
+    {
+        try
+        {
+            foreach (var line in File.ReadLines($"/proc/{pid}/status"))
+            {
+                if (line.StartsWith("VmRSS:", StringComparison.Ordinal))
+                {
+                    var kib = line["VmRSS:".Length..].Trim().Split(' ')[0];
+                    return long.Parse(kib, CultureInfo.InvariantCulture) * 1024;
+                }
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+        }
+
+        return 0;
+    }
+
+    /// <summary>Open file descriptors of a process; 0 when it is gone.</summary>
+    public static int OpenDescriptors(int pid)
+    {
+        try
+        {
+            return Directory.GetFileSystemEntries($"/proc/{pid}/fd").Length;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return 0;
+        }
+    }
+
+    /// <summary>Bytes in use on the shared-memory file system (what every tmpfs file there holds).</summary>
+    public static long SharedMemoryUsedBytes()
+    {
+        var drive = new DriveInfo(SharedMemoryDirectory);
+        return drive.TotalSize - drive.TotalFreeSpace;
+    }
+
+    /// <summary>Ring files a given daemon owns in /dev/shm (shm-ring names them by the daemon's pid).</summary>
+    public static int RingFilesOf(int daemonPid) =>
+        Directory.GetFiles(SharedMemoryDirectory, string.Create(CultureInfo.InvariantCulture, $"ipcbench.ring.{daemonPid}.*")).Length;
+
+    /// <summary>
+    /// Sum of a metric's samples in Prometheus text format, over the series whose labels contain every one of
+    /// <paramref name="labels"/> (e.g. scenario="abc").
+    /// </summary>
+    public static double Sum(string metricsText, string metric, params string[] labels)
+    {
+        double sum = 0;
+        foreach (var raw in metricsText.AsSpan().EnumerateLines())
+        {
+            var line = raw.ToString();
+            if (!line.StartsWith(metric, StringComparison.Ordinal) || line.Length <= metric.Length || line[metric.Length] is not ('{' or ' '))
+            {
+                continue;
+            }
+
+            if (labels.Any(l => !line.Contains(l, StringComparison.Ordinal)))
+            {
+                continue;
+            }
+
+            int space = line.LastIndexOf(' ');
+            if (double.TryParse(line.AsSpan(space + 1), NumberStyles.Float, CultureInfo.InvariantCulture, out double value))
+            {
+                sum += value;
+            }
+        }
+
+        return sum;
+    }
+}

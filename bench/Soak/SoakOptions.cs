@@ -1,0 +1,117 @@
+using System.Globalization;
+
+namespace IpcBench.Soak;
+
+/// <param name="Duration">Measured time of each transport's scenario (of all of them together with <paramref name="Parallel"/>).</param>
+/// <param name="Transports">Transports to soak; empty: every transport the daemon reports available.</param>
+/// <param name="Parallel">Run every transport's scenario at once instead of one after another.</param>
+public sealed record SoakOptions(
+    TimeSpan Duration,
+    IReadOnlyList<string> Transports,
+    bool Parallel,
+    int PayloadBytes,
+    string? JsonPath,
+    string DaemonPath,
+    TimeSpan? WarmupOverride = null)
+{
+    public const int Publishers = 2;
+    public const int Subscribers = 4;
+
+    /// <summary>Long enough for the JIT and pools to settle before anything is measured; short soaks stay short.</summary>
+    public TimeSpan Warmup => WarmupOverride ?? TimeSpan.FromSeconds(Math.Clamp(Duration.TotalSeconds / 10, 5, 60));
+
+    public static SoakOptions Parse(IReadOnlyList<string> args)
+    {
+        TimeSpan? duration = null;
+        var transports = new List<string>();
+        bool parallel = false;
+        int payload = 1024;
+        string? json = null;
+        string? daemon = null;
+        TimeSpan? warmup = null;
+        for (int i = 0; i < args.Count; i++)
+        {
+            string arg = args[i];
+            string Value() => i + 1 < args.Count ? args[++i] : throw new ArgumentException($"{arg}: needs a value");
+            switch (arg)
+            {
+                case "--transports":
+                    transports.AddRange(Value().Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+                    break;
+                case "--parallel":
+                    parallel = true;
+                    break;
+                case "--payload":
+                    string text = Value();
+                    if (!int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out payload) || payload is < 0 or > 64 * 1024 * 1024)
+                    {
+                        throw new ArgumentException($"--payload: '{text}' is not a byte count from 0 to 67108864");
+                    }
+
+                    break;
+                case "--json":
+                    json = Value();
+                    break;
+                case "--warmup":
+                    warmup = ParseDuration(Value());
+                    break;
+                case "--daemon":
+                    daemon = Value();
+                    break;
+                default:
+                    if (arg.StartsWith('-') || duration is not null)
+                    {
+                        throw new ArgumentException($"unexpected argument '{arg}'");
+                    }
+
+                    duration = ParseDuration(arg);
+                    break;
+            }
+        }
+
+        return new SoakOptions(
+            duration ?? throw new ArgumentException("DURATION: is required, e.g. 90s, 5m or 1h"),
+            transports,
+            parallel,
+            payload,
+            json,
+            daemon ?? DefaultDaemonPath(),
+            warmup);
+    }
+
+    /// <summary>"90s", "5m", "1h", "1500ms" or plain seconds; from 5 s (anything shorter has no first and last tenth worth comparing) to 7 days.</summary>
+    public static TimeSpan ParseDuration(string text)
+    {
+        (string number, double unitSeconds) = text switch
+        {
+            _ when text.EndsWith("ms", StringComparison.Ordinal) => (text[..^2], 0.001),
+            _ when text.EndsWith('s') => (text[..^1], 1),
+            _ when text.EndsWith('m') => (text[..^1], 60),
+            _ when text.EndsWith('h') => (text[..^1], 3600),
+            _ => (text, 1),
+        };
+        if (!double.TryParse(number, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out double value)
+            || value * unitSeconds is not (>= 5 and <= 7 * 24 * 3600))
+        {
+            throw new ArgumentException($"DURATION: '{text}' is not a duration from 5s to 168h (e.g. 90s, 5m, 1h)");
+        }
+
+        return TimeSpan.FromSeconds(value * unitSeconds);
+    }
+
+    /// <summary>The daemon built beside this tool's own configuration: bench/Soak/bin/C/tfm → src/BenchDaemon/bin/C/tfm.</summary>
+    private static string DefaultDaemonPath()
+    {
+        var tfm = new DirectoryInfo(AppContext.BaseDirectory);
+        var configuration = tfm.Parent!;
+        for (var directory = configuration.Parent; directory is not null; directory = directory.Parent)
+        {
+            if (File.Exists(Path.Combine(directory.FullName, "IpcBench.sln")))
+            {
+                return Path.Combine(directory.FullName, "src", "BenchDaemon", "bin", configuration.Name, tfm.Name, "BenchDaemon");
+            }
+        }
+
+        throw new ArgumentException("--daemon: not given, and IpcBench.sln is not above this tool to find the daemon beside it");
+    }
+}

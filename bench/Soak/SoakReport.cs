@@ -1,0 +1,138 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+
+namespace IpcBench.Soak;
+
+public sealed record SoakCheck(string Name, bool Passed, string Detail);
+
+/// <summary>The soak's figures and its verdict: zero loss, memory growth under 20 %, no descriptor or /dev/shm growth.</summary>
+public sealed class SoakReport
+{
+    /// <summary>Resident memory may grow this much from the first tenth of a scenario to its last.</summary>
+    public const double MaxResidentGrowth = 0.20;
+
+    /// <summary>/dev/shm is shared with the rest of the machine; a page or so of noise is not ours.</summary>
+    public const long SharedMemoryToleranceBytes = 1 << 20;
+
+    public SoakReport(SoakOptions options, int daemonPid, MachineSample before, MachineSample after, int ringFilesLeft, int agentsLeft, IReadOnlyList<TransportResult> results)
+    {
+        Options = options;
+        DaemonPid = daemonPid;
+        Before = before;
+        After = after;
+        RingFilesLeft = ringFilesLeft;
+        AgentsLeft = agentsLeft;
+        Results = results;
+        Checks = [.. Judge()];
+    }
+
+    public SoakOptions Options { get; }
+
+    public int DaemonPid { get; }
+
+    public MachineSample Before { get; }
+
+    public MachineSample After { get; }
+
+    public int RingFilesLeft { get; }
+
+    public int AgentsLeft { get; }
+
+    public IReadOnlyList<TransportResult> Results { get; }
+
+    public IReadOnlyList<SoakCheck> Checks { get; }
+
+    public bool Passed => Checks.All(c => c.Passed);
+
+    private IEnumerable<SoakCheck> Judge()
+    {
+        foreach (var r in Results)
+        {
+            yield return new($"{r.Transport}: completed", r.State == "Completed", r.Error.Length > 0 ? $"{r.State}: {r.Error}" : r.State);
+            yield return new($"{r.Transport}: nothing lost, corrupted or duplicated", r.Lost + r.Corrupted + r.Duplicated == 0 && r.Received > 0,
+                Invariant($"received {r.Received}, lost {r.Lost}, corrupted {r.Corrupted}, duplicated {r.Duplicated}"));
+            yield return Growth($"{r.Transport}: daemon RSS growth under 20 %", r.DaemonResidentBytesFirst, r.DaemonResidentBytesLast);
+            if (r.HasAgents)
+            {
+                yield return Growth($"{r.Transport}: agents' RSS growth under 20 %", r.AgentsResidentBytesFirst, r.AgentsResidentBytesLast);
+                yield return new($"{r.Transport}: agents' descriptors did not grow", r.AgentDescriptorsLast <= r.AgentDescriptorsFirst,
+                    Invariant($"{r.AgentDescriptorsFirst} -> {r.AgentDescriptorsLast}"));
+            }
+
+            if (!Options.Parallel)
+            {
+                yield return new($"{r.Transport}: daemon descriptors back where they were", r.DaemonDescriptorsAfter <= r.DaemonDescriptorsBefore,
+                    Invariant($"{r.DaemonDescriptorsBefore} before, {r.DaemonDescriptorsAfter} after"));
+                yield return new($"{r.Transport}: /dev/shm back where it was", r.SharedMemoryUsedAfter <= r.SharedMemoryUsedBefore + SharedMemoryToleranceBytes,
+                    $"{SoakSession.Mib(r.SharedMemoryUsedBefore)} before, {SoakSession.Mib(r.SharedMemoryUsedPeak)} at most while running, {SoakSession.Mib(r.SharedMemoryUsedAfter)} after");
+            }
+        }
+
+        yield return new("daemon descriptors after the soak", After.DaemonDescriptors <= Before.DaemonDescriptors,
+            Invariant($"{Before.DaemonDescriptors} before, {After.DaemonDescriptors} after"));
+        yield return new("/dev/shm after the soak", After.SharedMemoryUsedBytes <= Before.SharedMemoryUsedBytes + SharedMemoryToleranceBytes,
+            $"{SoakSession.Mib(Before.SharedMemoryUsedBytes)} before, {SoakSession.Mib(After.SharedMemoryUsedBytes)} after");
+        yield return new("no ring files left", RingFilesLeft == 0, Invariant($"{RingFilesLeft} /dev/shm/ipcbench.ring.{DaemonPid}.* files"));
+        yield return new("no agents left", AgentsLeft == 0, Invariant($"{AgentsLeft} children of the daemon"));
+    }
+
+    private static SoakCheck Growth(string name, long first, long last)
+    {
+        double growth = TransportResult.Growth(first, last);
+        return new(name, first > 0 && growth < MaxResidentGrowth, $"{SoakSession.Mib(first)} -> {SoakSession.Mib(last)} ({growth * 100:+0.0;-0.0} %)");
+    }
+
+    private static string Invariant(FormattableString text) => text.ToString(CultureInfo.InvariantCulture);
+
+    public string ToMarkdown()
+    {
+        var md = new StringBuilder();
+        // InvariantGlobalization (Directory.Build.props): numbers format the same everywhere.
+        md.AppendLine($"## Soak: {SoakOptions.Publishers}:{SoakOptions.Subscribers} ALL_TO_ALL, {Options.PayloadBytes} B FULL, closed loop, " +
+            $"{Options.Duration.TotalSeconds:0} s measured after {Options.Warmup.TotalSeconds:0} s warmup per transport{(Options.Parallel ? ", all transports at once" : ", one transport after another")}");
+        md.AppendLine();
+        md.AppendLine("| transport | wait | msg/s first tenth | msg/s last tenth | last/first | lost | daemon RSS | daemon GC heap | agents RSS | agents GC heap | agents alloc/s | agent fds | daemon fds | /dev/shm before → peak → after |");
+        md.AppendLine("|---|---|---:|---:|---:|---:|---|---|---|---|---:|---|---|---|");
+        foreach (var r in Results)
+        {
+            md.AppendLine(
+                $"| {r.Transport} | {r.WaitStrategy} | {SoakSession.Rate(r.FirstTenthMessagesPerSecond)} | {SoakSession.Rate(r.LastTenthMessagesPerSecond)} | " +
+                $"{(r.FirstTenthMessagesPerSecond > 0 ? r.LastTenthMessagesPerSecond / r.FirstTenthMessagesPerSecond : 0):0.00} | {r.Lost} | " +
+                $"{Change(r.DaemonResidentBytesFirst, r.DaemonResidentBytesLast)} | {Change(r.DaemonHeapBytesFirst, r.DaemonHeapBytesLast)} | " +
+                $"{Change(r.AgentsResidentBytesFirst, r.AgentsResidentBytesLast)} | {Change(r.AgentsHeapBytesFirst, r.AgentsHeapBytesLast)} | {r.AgentsAllocatedBytesPerSecond / 1024:0.0} KiB | " +
+                $"{r.AgentDescriptorsFirst} → {r.AgentDescriptorsLast} | {r.DaemonDescriptorsBefore} → {r.DaemonDescriptorsAfter} | " +
+                $"{SoakSession.Mib(r.SharedMemoryUsedBefore)} → {SoakSession.Mib(r.SharedMemoryUsedPeak)} → {SoakSession.Mib(r.SharedMemoryUsedAfter)} |");
+        }
+
+        md.AppendLine();
+        md.AppendLine("First/last: means over the first and last tenth of each measured window (a sample a second); agents: the sum over the scenario's 4 agents.");
+        md.AppendLine();
+        foreach (var check in Checks)
+        {
+            md.AppendLine($"- {(check.Passed ? "PASS" : "FAIL")} {check.Name}: {check.Detail}");
+        }
+
+        md.AppendLine();
+        md.AppendLine(Passed ? "Soak passed." : $"Soak FAILED: {Checks.Count(c => !c.Passed)} of {Checks.Count} checks.");
+        return md.ToString();
+    }
+
+    private static string Change(long first, long last) =>
+        $"{SoakSession.Mib(first)} → {SoakSession.Mib(last)} ({TransportResult.Growth(first, last) * 100:+0.0;-0.0} %)";
+
+    public string ToJson() => JsonSerializer.Serialize(new
+    {
+        options = new { durationSeconds = Options.Duration.TotalSeconds, warmupSeconds = Options.Warmup.TotalSeconds, Options.Parallel, Options.PayloadBytes },
+        passed = Passed,
+        daemonPid = DaemonPid,
+        before = Before,
+        after = After,
+        ringFilesLeft = RingFilesLeft,
+        agentsLeft = AgentsLeft,
+        results = Results,
+        checks = Checks,
+    }, JsonOptions);
+
+    private static readonly JsonSerializerOptions JsonOptions = new() { WriteIndented = true, PropertyNamingPolicy = JsonNamingPolicy.CamelCase };
+}

@@ -1,0 +1,368 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Net;
+using System.Net.Sockets;
+using Google.Protobuf.WellKnownTypes;
+using IpcBench.GrpcLite;
+using IpcBench.V1;
+
+namespace IpcBench.Soak;
+
+public sealed class SoakSetupException(string message) : Exception(message);
+
+/// <summary>
+/// One soak: a daemon of its own (private runtime directory and ports), a 2:4 ALL_TO_ALL scenario per transport, a
+/// sample a second of the scenario's rate and of the daemon's and agents' memory and descriptors, then the verdict.
+/// </summary>
+public sealed partial class SoakSession : IAsyncDisposable
+{
+    private const string Service = "/ipcbench.v1.BenchControl/";
+    private static readonly TimeSpan SampleInterval = TimeSpan.FromSeconds(1);
+
+    private readonly SoakOptions _options;
+    private readonly TextWriter _progress;
+    private readonly Process _daemon;
+    private readonly string _runtimeBase;
+    private readonly string _logPath;
+    private readonly GrpcLiteChannel _channel;
+    private readonly HttpClient _http = new() { Timeout = TimeSpan.FromSeconds(10) };
+    private readonly Uri _metricsUrl;
+    private readonly Stopwatch _clock = Stopwatch.StartNew();
+
+    private SoakSession(SoakOptions options, TextWriter progress, Process daemon, string runtimeBase, string logPath, string address, Uri metricsUrl)
+    {
+        _options = options;
+        _progress = progress;
+        _daemon = daemon;
+        _runtimeBase = runtimeBase;
+        _logPath = logPath;
+        _channel = new GrpcLiteChannel(address);
+        _metricsUrl = metricsUrl;
+    }
+
+    public static async Task<SoakSession> StartAsync(SoakOptions options, TextWriter progress)
+    {
+        if (!File.Exists(options.DaemonPath))
+        {
+            throw new SoakSetupException($"the daemon is not at {options.DaemonPath}; build it (dotnet build -c Release) or pass --daemon");
+        }
+
+        int port = FreeLoopbackPort();
+        int metricsPort = FreeLoopbackPort();
+        var runtimeBase = Directory.CreateTempSubdirectory("ipcbench-soak.").FullName;
+        var logPath = Path.Combine(runtimeBase, "daemon.log");
+        var start = new ProcessStartInfo(options.DaemonPath)
+        {
+            UseShellExecute = false,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            WorkingDirectory = runtimeBase,
+        };
+        foreach (var argument in (string[])["serve", "--listen", $"127.0.0.1:{port}",
+            $"--IpcBench:RuntimeDirectory={runtimeBase}", $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}",
+            "--IpcBench:MaxConcurrentScenarios=16", $"--IpcBench:DatabasePath={Path.Combine(runtimeBase, "scenarios.db")}"])
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        start.Environment.Remove("NOTIFY_SOCKET");
+        var daemon = Process.Start(start) ?? throw new SoakSetupException($"could not start {options.DaemonPath}");
+        var log = new StreamWriter(logPath) { AutoFlush = true };
+        daemon.OutputDataReceived += (_, e) => WriteLog(log, e.Data);
+        daemon.ErrorDataReceived += (_, e) => WriteLog(log, e.Data);
+        daemon.BeginOutputReadLine();
+        daemon.BeginErrorReadLine();
+
+        var session = new SoakSession(options, progress, daemon, runtimeBase, logPath, $"127.0.0.1:{port}", new Uri($"http://127.0.0.1:{metricsPort}/metrics"));
+        try
+        {
+            await session.WaitUntilServingAsync();
+            return session;
+        }
+        catch
+        {
+            await session.DisposeAsync();
+            throw;
+        }
+    }
+
+    private static void WriteLog(StreamWriter log, string? line)
+    {
+        if (line is null)
+        {
+            return;
+        }
+
+        lock (log)
+        {
+            log.WriteLine(line);
+        }
+    }
+
+    public async Task<SoakReport> RunAsync()
+    {
+        var available = (await CallAsync<ListTransportsRequest, ListTransportsResponse>("ListTransports", new())).Transports;
+        var transports = _options.Transports.Count > 0 ? _options.Transports : [.. available.Where(t => t.Available).Select(t => t.Id)];
+        foreach (var id in transports)
+        {
+            var info = available.FirstOrDefault(t => t.Id == id)
+                ?? throw new ArgumentException($"--transports: unknown transport '{id}'; known: {string.Join(", ", available.Select(t => t.Id))}");
+            if (!info.Available)
+            {
+                throw new ArgumentException($"--transports: '{id}' is unavailable here: {info.UnavailableReason}");
+            }
+        }
+
+        await PrimeAsync(transports.Distinct());
+        // The baseline after priming, one scrape and a call, so the soak's own connections are already open in it.
+        await ScrapeAsync();
+        var before = MachineSample.Take(_daemon.Id);
+        Progress($"daemon pid {_daemon.Id}: {before.DaemonDescriptors} fds, {Mib(before.DaemonResidentBytes)} RSS; /dev/shm {Mib(before.SharedMemoryUsedBytes)} used");
+
+        var results = new List<TransportResult>();
+        if (_options.Parallel)
+        {
+            var trackers = new List<ScenarioTracker>();
+            foreach (var transport in transports)
+            {
+                trackers.Add(await StartScenarioAsync(transport));
+            }
+
+            await SampleUntilFinishedAsync(trackers);
+            await SettleAsync();
+            results.AddRange(trackers.Select(t => t.Result(MachineSample.Take(_daemon.Id))));
+        }
+        else
+        {
+            foreach (var transport in transports)
+            {
+                var tracker = await StartScenarioAsync(transport);
+                await SampleUntilFinishedAsync([tracker]);
+                await SettleAsync();
+                var result = tracker.Result(MachineSample.Take(_daemon.Id));
+                results.Add(result);
+                Progress($"{transport}: {result.State}, first tenth {Rate(result.FirstTenthMessagesPerSecond)}, last tenth {Rate(result.LastTenthMessagesPerSecond)}, lost {result.Lost}");
+            }
+        }
+
+        var after = MachineSample.Take(_daemon.Id);
+        return new SoakReport(_options, _daemon.Id, before, after, Probes.RingFilesOf(_daemon.Id), AgentsLeft(), results);
+    }
+
+    /// <summary>
+    /// A short 1:1 scenario per transport before the baseline: the first use of a transport creates process-wide
+    /// things once (thread-pool I/O threads, epoll and futex wait machinery, native libraries: 2–6 descriptors seen),
+    /// which are not growth.
+    /// </summary>
+    private async Task PrimeAsync(IEnumerable<string> transports)
+    {
+        foreach (var transport in transports)
+        {
+            var spec = new ScenarioSpec
+            {
+                Transport = transport,
+                Publishers = 1,
+                Subscribers = 1,
+                PayloadBytes = _options.PayloadBytes,
+                Duration = Duration.FromTimeSpan(TimeSpan.FromMilliseconds(300)),
+                Name = "soak priming",
+            };
+            var started = await CallAsync<StartScenarioRequest, StartScenarioResponse>("StartScenario", new() { Spec = spec });
+            var clock = Stopwatch.StartNew();
+            Scenario scenario;
+            do
+            {
+                await Task.Delay(100);
+                scenario = await CallAsync<GetScenarioRequest, Scenario>("GetScenario", new() { Id = started.Id });
+            }
+            while (scenario.State is not (ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed) && clock.Elapsed < TimeSpan.FromSeconds(60));
+
+            if (scenario.State != ScenarioState.Completed)
+            {
+                throw new SoakSetupException($"priming {transport} ended {scenario.State}: {scenario.Error}; daemon log: {_logPath}");
+            }
+        }
+
+        await SettleAsync();
+        Progress($"primed {string.Join(", ", transports)}");
+    }
+
+    private async Task<ScenarioTracker> StartScenarioAsync(string transport)
+    {
+        var spec = new ScenarioSpec
+        {
+            Transport = transport,
+            Publishers = SoakOptions.Publishers,
+            Subscribers = SoakOptions.Subscribers,
+            PayloadBytes = _options.PayloadBytes,
+            Duration = Duration.FromTimeSpan(_options.Duration),
+            Warmup = Duration.FromTimeSpan(_options.Warmup),
+            Topology = Topology.AllToAll,
+            PayloadAccess = PayloadAccess.Full,
+            Mode = Mode.Stream,
+            Name = "soak",
+        };
+        var before = MachineSample.Take(_daemon.Id);
+        var started = await CallAsync<StartScenarioRequest, StartScenarioResponse>("StartScenario", new() { Spec = spec });
+        Progress($"{transport}: scenario {started.Id} started ({SoakOptions.Publishers}:{SoakOptions.Subscribers} ALL_TO_ALL, {_options.PayloadBytes} B FULL, " +
+            $"{started.Scenario.Spec.WaitStrategy}, {_options.Warmup.TotalSeconds:0} s warmup + {_options.Duration.TotalSeconds:0} s)");
+        return new ScenarioTracker(started.Scenario, _options.Duration, _options.Warmup, before);
+    }
+
+    private async Task SampleUntilFinishedAsync(IReadOnlyList<ScenarioTracker> trackers)
+    {
+        var deadline = _options.Duration + _options.Warmup + TimeSpan.FromMinutes(2);
+        var clock = Stopwatch.StartNew();
+        var nextReport = TimeSpan.FromMinutes(1);
+        while (trackers.Any(t => !t.Finished))
+        {
+            if (clock.Elapsed > deadline)
+            {
+                throw new SoakSetupException($"scenarios still running {deadline.TotalSeconds:0} s after they started; daemon log: {_logPath}");
+            }
+
+            await Task.Delay(SampleInterval);
+            string metrics = await ScrapeAsync();
+            var machine = MachineSample.Take(_daemon.Id);
+            foreach (var tracker in trackers.Where(t => !t.Finished))
+            {
+                tracker.Observe(await CallAsync<GetScenarioRequest, Scenario>("GetScenario", new() { Id = tracker.Id }), machine, metrics);
+            }
+
+            if (clock.Elapsed >= nextReport)
+            {
+                nextReport += TimeSpan.FromMinutes(1);
+                Progress(string.Join("; ", trackers.Select(t => t.Describe())));
+            }
+        }
+    }
+
+    /// <summary>A finished scenario has released its agents, files and sockets a moment later: wait for that before sampling what is left.</summary>
+    private async Task SettleAsync()
+    {
+        var clock = Stopwatch.StartNew();
+        while (AgentsLeft() > 0 && clock.Elapsed < TimeSpan.FromSeconds(10))
+        {
+            await Task.Delay(100);
+        }
+
+        await Task.Delay(500);
+    }
+
+    private int AgentsLeft() =>
+        Directory.EnumerateDirectories("/proc").Count(d => int.TryParse(Path.GetFileName(d), out int pid) && ParentOf(pid) == _daemon.Id);
+
+    private static int ParentOf(int pid)
+    {
+        try
+        {
+            var stat = File.ReadAllText($"/proc/{pid}/stat");
+            var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+            return int.Parse(fields[1], CultureInfo.InvariantCulture);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
+        {
+            return -1;
+        }
+    }
+
+    private async Task<string> ScrapeAsync()
+    {
+        try
+        {
+            return await _http.GetStringAsync(_metricsUrl);
+        }
+        catch (Exception e) when (e is HttpRequestException or TaskCanceledException)
+        {
+            Progress($"/metrics scrape failed: {e.Message}");
+            return string.Empty;
+        }
+    }
+
+    private async Task WaitUntilServingAsync()
+    {
+        var clock = Stopwatch.StartNew();
+        while (true)
+        {
+            if (_daemon.HasExited)
+            {
+                throw new SoakSetupException($"the daemon exited with code {_daemon.ExitCode}:\n{Tail()}");
+            }
+
+            try
+            {
+                await CallAsync<ListTransportsRequest, ListTransportsResponse>("ListTransports", new());
+                return;
+            }
+            catch (Exception e) when (e is RpcException or HttpRequestException or IOException && clock.Elapsed < TimeSpan.FromSeconds(30))
+            {
+                await Task.Delay(200);
+            }
+        }
+    }
+
+    private Task<TResponse> CallAsync<TRequest, TResponse>(string method, TRequest request)
+        where TRequest : Google.Protobuf.IMessage<TRequest>
+        where TResponse : class, Google.Protobuf.IMessage<TResponse>, new() =>
+        _channel.UnaryAsync(Service + method, request, new Google.Protobuf.MessageParser<TResponse>(() => new TResponse()), CancellationToken.None, TimeSpan.FromSeconds(60));
+
+    private string Tail()
+    {
+        try
+        {
+            return string.Join('\n', File.ReadLines(_logPath).TakeLast(40));
+        }
+        catch (IOException)
+        {
+            return "(no log)";
+        }
+    }
+
+    private void Progress(string message) =>
+        _progress.WriteLine(string.Create(CultureInfo.InvariantCulture, $"[{_clock.Elapsed.TotalSeconds,6:0} s] {message}"));
+
+    internal static string Mib(long bytes) => string.Create(CultureInfo.InvariantCulture, $"{bytes / 1048576.0:0.0} MiB");
+
+    internal static string Rate(double perSecond) => string.Create(CultureInfo.InvariantCulture, $"{perSecond / 1000:0.0} K msg/s");
+
+    private static int FreeLoopbackPort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        _channel.Dispose();
+        _http.Dispose();
+        if (!_daemon.HasExited)
+        {
+            // SIGTERM: the daemon stops its scenarios and removes its files; SIGKILL the whole tree if it does not.
+            _ = Kill(_daemon.Id, 15);
+            using var grace = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+            try
+            {
+                await _daemon.WaitForExitAsync(grace.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                _daemon.Kill(entireProcessTree: true);
+                await _daemon.WaitForExitAsync();
+            }
+        }
+
+        _daemon.Dispose();
+        try
+        {
+            Directory.Delete(_runtimeBase, recursive: true);
+        }
+        catch (IOException)
+        {
+            // The log stays for whoever looks.
+        }
+    }
+
+    [System.Runtime.InteropServices.LibraryImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static partial int Kill(int pid, int signal);
+}
