@@ -61,7 +61,6 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 stampNs = MonotonicClock.NowNs();
             }
 
-            var message = endpoint.Loan(messageBytes);
             var header = new MessageHeader
             {
                 PayloadLength = plan.PayloadBytes,
@@ -70,14 +69,31 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 Sequence = sequence,
                 SendTimestampNs = stampNs,
             };
+            byte fill = PayloadChecksum.FillByte(sequence, plan.PublisherIndex);
             if (plan.FullPayload)
             {
-                var payload = message[MessageHeader.Size..];
-                payload.Fill(PayloadChecksum.FillByte(sequence, plan.PublisherIndex));
-                header.Checksum = PayloadChecksum.Compute(payload, (ulong)sequence);
+                // The checksum of the pattern about to be written, from registers: the header must precede the payload,
+                // and a transport that streams pieces may deliver the first one before the last is written. The receiver
+                // still reads every byte from the transport and checks it against this.
+                header.Checksum = PayloadChecksum.ComputeFilled(plan.PayloadBytes, fill, (ulong)sequence);
             }
 
-            header.Write(message);
+            // Written in place, piece by piece where the transport carries the message in pieces: no staging copy.
+            var segment = endpoint.LoanFirstSegment(messageBytes);
+            header.Write(segment);
+            if (plan.FullPayload)
+            {
+                segment[MessageHeader.Size..].Fill(fill);
+            }
+
+            while (!(segment = endpoint.LoanNextSegment()).IsEmpty)
+            {
+                if (plan.FullPayload)
+                {
+                    segment.Fill(fill);
+                }
+            }
+
             endpoint.Send();
             sequence++;
             Volatile.Write(ref _sent, sequence);
