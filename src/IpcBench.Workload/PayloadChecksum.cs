@@ -47,6 +47,17 @@ public static class PayloadChecksum
     }
 
     /// <summary>
+    /// Fills <paramref name="payload"/> with <paramref name="fill"/> and returns its checksum in the same pass: the
+    /// multiplies run while the stores drain, so writing and checksumming cost little more than writing alone.
+    /// </summary>
+    public static ulong FillAndCompute(Span<byte> payload, byte fill, ulong seed)
+    {
+        var checksum = new Incremental(payload.Length, seed);
+        checksum.AppendFilling(payload, fill);
+        return checksum.Finish();
+    }
+
+    /// <summary>
     /// The checksum of a payload whose total length is known up front, fed in pieces of any size. Blocks that straddle
     /// two pieces are carried over (at most 63 bytes), so the result never depends on where the pieces split.
     /// </summary>
@@ -129,6 +140,65 @@ public static class PayloadChecksum
             }
         }
 
+        /// <summary>Writes <paramref name="value"/> over <paramref name="destination"/> and appends what it wrote.</summary>
+        public void AppendFilling(Span<byte> destination, byte value)
+        {
+            if (!_vector || _carried > 0)
+            {
+                destination.Fill(value);
+                Append(destination);
+                return;
+            }
+
+            int whole = destination.Length - (destination.Length % Block);
+            var data = Vector256.Create(value);
+            ref byte start = ref MemoryMarshal.GetReference(destination);
+            if (Avx512F.IsSupported)
+            {
+                var acc = Vector512.Create(_accA, _accB);
+                var key = Vector512.Create(_keyA, _keyB);
+                var step512 = Vector512.Create(Prime3);
+                var data512 = Vector512.Create(value);
+                for (int offset = 0; offset < whole; offset += Block)
+                {
+                    data512.StoreUnsafe(ref start, (nuint)offset);
+                    acc += Mix(data512.AsUInt64(), key);
+                    key += step512;
+                }
+
+                (_accA, _accB, _keyA, _keyB) = (acc.GetLower(), acc.GetUpper(), key.GetLower(), key.GetUpper());
+            }
+            else
+            {
+                FillBlocks256(ref start, whole, data);
+            }
+
+            _appended += whole;
+            var rest = destination[whole..];
+            rest.Fill(value);
+            Append(rest);
+        }
+
+        private void FillBlocks256(ref byte start, int whole, Vector256<byte> data)
+        {
+            var accA = _accA;
+            var accB = _accB;
+            var keyA = _keyA;
+            var keyB = _keyB;
+            var step = Vector256.Create(Prime3);
+            for (int offset = 0; offset < whole; offset += Block)
+            {
+                data.StoreUnsafe(ref start, (nuint)offset);
+                data.StoreUnsafe(ref start, (nuint)offset + 32);
+                accA += Mix(data.AsUInt64(), keyA);
+                accB += Mix(data.AsUInt64(), keyB);
+                keyA += step;
+                keyB += step;
+            }
+
+            (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
+        }
+
         /// <summary>The checksum, or a value that matches nothing useful if fewer or more bytes came than announced.</summary>
         public readonly ulong Finish()
         {
@@ -172,6 +242,22 @@ public static class PayloadChecksum
                 return;
             }
 
+            if (Avx512F.IsSupported)
+            {
+                // The two 256-bit lanes side by side in one register: the same arithmetic, half the instructions.
+                var acc = Vector512.Create(_accA, _accB);
+                var key = Vector512.Create(_keyA, _keyB);
+                var step512 = Vector512.Create(Prime3);
+                for (int offset = 0; offset < data.Length; offset += Block)
+                {
+                    acc += Mix(Vector512.LoadUnsafe(ref start, (nuint)offset).AsUInt64(), key);
+                    key += step512;
+                }
+
+                (_accA, _accB, _keyA, _keyB) = (acc.GetLower(), acc.GetUpper(), key.GetLower(), key.GetUpper());
+                return;
+            }
+
             // Locals, not fields, so the loop keeps everything in registers.
             var accA = _accA;
             var accB = _accB;
@@ -193,6 +279,22 @@ public static class PayloadChecksum
 
         private void RepeatedBlocks(Vector256<ulong> data, long blocks)
         {
+            if (Avx512F.IsSupported)
+            {
+                var acc = Vector512.Create(_accA, _accB);
+                var key = Vector512.Create(_keyA, _keyB);
+                var step512 = Vector512.Create(Prime3);
+                var data512 = Vector512.Create(data, data);
+                for (long i = 0; i < blocks; i++)
+                {
+                    acc += Mix(data512, key);
+                    key += step512;
+                }
+
+                (_accA, _accB, _keyA, _keyB) = (acc.GetLower(), acc.GetUpper(), key.GetLower(), key.GetUpper());
+                return;
+            }
+
             var accA = _accA;
             var accB = _accB;
             var keyA = _keyA;
@@ -224,6 +326,14 @@ public static class PayloadChecksum
     {
         var keyed = data ^ key;
         var product = Avx2.Multiply(keyed.AsUInt32(), Avx2.ShiftRightLogical(keyed, 32).AsUInt32());
+        return product + data;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector512<ulong> Mix(Vector512<ulong> data, Vector512<ulong> key)
+    {
+        var keyed = data ^ key;
+        var product = Avx512F.Multiply(keyed.AsUInt32(), Avx512F.ShiftRightLogical(keyed, 32).AsUInt32());
         return product + data;
     }
 

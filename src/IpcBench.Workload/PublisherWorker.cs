@@ -70,27 +70,40 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 SendTimestampNs = stampNs,
             };
             byte fill = PayloadChecksum.FillByte(sequence, plan.PublisherIndex);
-            if (plan.FullPayload)
-            {
-                // The checksum of the pattern about to be written, from registers: the header must precede the payload,
-                // and a transport that streams pieces may deliver the first one before the last is written. The receiver
-                // still reads every byte from the transport and checks it against this.
-                header.Checksum = PayloadChecksum.ComputeFilled(plan.PayloadBytes, fill, (ulong)sequence);
-            }
-
-            // Written in place, piece by piece where the transport carries the message in pieces: no staging copy.
             var segment = endpoint.LoanFirstSegment(messageBytes);
-            header.Write(segment);
-            if (plan.FullPayload)
+            if (segment.Length >= messageBytes)
             {
-                segment[MessageHeader.Size..].Fill(fill);
-            }
-
-            while (!(segment = endpoint.LoanNextSegment()).IsEmpty)
-            {
+                // One piece: one pass writes the payload and checksums it, then the header takes the checksum.
                 if (plan.FullPayload)
                 {
-                    segment.Fill(fill);
+                    header.Checksum = PayloadChecksum.FillAndCompute(segment[MessageHeader.Size..messageBytes], fill, (ulong)sequence);
+                }
+
+                header.Write(segment);
+            }
+            else
+            {
+                // Pieces written in place, each in its own slot: the transport may deliver the first (which holds the
+                // header) before the last is written, so the header is stamped first with the checksum of the pattern
+                // about to be written, computed from registers (the same per-block arithmetic, no memory reads).
+                // The receiver still reads every byte from the transport and checks it against this.
+                if (plan.FullPayload)
+                {
+                    header.Checksum = PayloadChecksum.ComputeFilled(plan.PayloadBytes, fill, (ulong)sequence);
+                }
+
+                header.Write(segment);
+                if (plan.FullPayload)
+                {
+                    segment[MessageHeader.Size..].Fill(fill);
+                }
+
+                while (!(segment = endpoint.LoanNextSegment()).IsEmpty)
+                {
+                    if (plan.FullPayload)
+                    {
+                        segment.Fill(fill);
+                    }
                 }
             }
 

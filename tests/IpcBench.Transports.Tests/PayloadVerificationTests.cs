@@ -45,6 +45,9 @@ public class PayloadVerificationTests
         var filled = new byte[length];
         filled.AsSpan().Fill(0xA7);
         Assert.Equal(PayloadChecksum.Compute(filled, 9), PayloadChecksum.ComputeFilled(length, 0xA7, 9));
+        var written = new byte[length];
+        Assert.Equal(PayloadChecksum.Compute(filled, 9), PayloadChecksum.FillAndCompute(written, 0xA7, 9));
+        Assert.Equal(filled, written);
     }
 
     [Fact]

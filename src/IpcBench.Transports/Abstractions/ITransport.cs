@@ -97,7 +97,8 @@ public interface IPublisherEndpoint : IDisposable
     /// Starts a message of <paramref name="length"/> bytes that the caller writes in place, one segment at a time, where
     /// the transport carries it in pieces (shm-ring chunks): no staging buffer and no copy. Returns the first segment;
     /// it holds at least <c>min(length, MessageHeader.Size)</c> bytes. Fill it, then call <see cref="LoanNextSegment"/>
-    /// until it returns an empty span, then <see cref="Send"/>. The segments, in order, are the message.
+    /// until it returns an empty span, then <see cref="Send"/>. The segments, in order, are the message. A first segment
+    /// that is the whole message may be sent straight away.
     /// By default the whole message is one segment (<see cref="Loan"/>).
     /// </summary>
     Span<byte> LoanFirstSegment(int length) => Loan(length);
