@@ -143,11 +143,24 @@ public static class PayloadChecksum
         /// <summary>Writes <paramref name="value"/> over <paramref name="destination"/> and appends what it wrote.</summary>
         public void AppendFilling(Span<byte> destination, byte value)
         {
-            if (!_vector || _carried > 0)
+            if (!_vector)
             {
                 destination.Fill(value);
                 Append(destination);
                 return;
+            }
+
+            if (_carried > 0)
+            {
+                // Complete the block the previous piece left open, then go on in whole blocks.
+                var head = destination[..Math.Min(Block - _carried, destination.Length)];
+                head.Fill(value);
+                Append(head);
+                destination = destination[head.Length..];
+                if (_carried > 0)
+                {
+                    return;
+                }
             }
 
             int whole = destination.Length - (destination.Length % Block);

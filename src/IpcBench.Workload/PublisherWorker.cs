@@ -70,34 +70,51 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 SendTimestampNs = stampNs,
             };
             byte fill = PayloadChecksum.FillByte(sequence, plan.PublisherIndex);
-            var segment = endpoint.LoanFirstSegment(messageBytes);
-            if (segment.Length >= messageBytes)
+            var first = endpoint.LoanFirstSegment(messageBytes);
+            if (first.Length >= messageBytes || endpoint.FirstSegmentWritableUntilSend)
             {
-                // One piece: one pass writes the payload and checksums it, then the header takes the checksum.
+                // One pass writes the payload (in place, piece by piece) and checksums it; the header, written last,
+                // takes the checksum.
+                var checksum = new PayloadChecksum.Incremental(plan.PayloadBytes, (ulong)sequence);
                 if (plan.FullPayload)
                 {
-                    header.Checksum = PayloadChecksum.FillAndCompute(segment[MessageHeader.Size..messageBytes], fill, (ulong)sequence);
+                    checksum.AppendFilling(first[MessageHeader.Size..Math.Min(first.Length, messageBytes)], fill);
                 }
 
-                header.Write(segment);
+                Span<byte> segment;
+                while (!(segment = endpoint.LoanNextSegment()).IsEmpty)
+                {
+                    if (plan.FullPayload)
+                    {
+                        checksum.AppendFilling(segment, fill);
+                    }
+                }
+
+                if (plan.FullPayload)
+                {
+                    header.Checksum = checksum.Finish();
+                }
+
+                header.Write(first);
             }
             else
             {
-                // Pieces written in place, each in its own slot: the transport may deliver the first (which holds the
-                // header) before the last is written, so the header is stamped first with the checksum of the pattern
-                // about to be written, computed from registers (the same per-block arithmetic, no memory reads).
-                // The receiver still reads every byte from the transport and checks it against this.
+                // The transport delivers the first piece (which holds the header) before the last is written, so the
+                // header is stamped first with the checksum of the pattern about to be written, computed from registers
+                // (the same per-block arithmetic, no memory reads). The receiver still reads every byte from the
+                // transport and checks it against this.
                 if (plan.FullPayload)
                 {
                     header.Checksum = PayloadChecksum.ComputeFilled(plan.PayloadBytes, fill, (ulong)sequence);
                 }
 
-                header.Write(segment);
+                header.Write(first);
                 if (plan.FullPayload)
                 {
-                    segment[MessageHeader.Size..].Fill(fill);
+                    first[MessageHeader.Size..].Fill(fill);
                 }
 
+                Span<byte> segment;
                 while (!(segment = endpoint.LoanNextSegment()).IsEmpty)
                 {
                     if (plan.FullPayload)

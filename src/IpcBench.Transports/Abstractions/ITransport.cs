@@ -110,6 +110,13 @@ public interface IPublisherEndpoint : IDisposable
     Span<byte> LoanNextSegment() => [];
 
     /// <summary>
+    /// True when the first segment of the current loan is delivered only by <see cref="Send"/>, so the writer may still
+    /// write it (e.g. the header, once the payload's checksum is known) after the later segments. Always true when the
+    /// message is one segment.
+    /// </summary>
+    bool FirstSegmentWritableUntilSend => true;
+
+    /// <summary>
     /// Round trip only: waits for the next echo from any subscriber. False when the link closed or
     /// <paramref name="cancellationToken"/> fired. The span is valid until <see cref="ReleaseReply"/>.
     /// </summary>

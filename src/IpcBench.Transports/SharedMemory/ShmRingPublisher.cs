@@ -64,6 +64,12 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     private int _chunkIndex;
     private int _chunkCount;
 
+    /// <summary>
+    /// The chunks of the current segmented loan are all published by Send, with one release store, rather than one by
+    /// one: the writer may then write chunk 0 (the header) last. Possible when the message fits the ring.
+    /// </summary>
+    private bool _holdChunks;
+
     /// <summary>Managed thread id of whoever is inside the mapping (0: nobody); lets Dispose unmap only when it is safe.</summary>
     private int _inside;
 
@@ -206,10 +212,16 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         _segmented = true;
         _chunkIndex = 0;
         _chunkCount = (length + _slotDataBytes - 1) / _slotDataBytes;
+        _holdChunks = _chunkCount <= _slotCount;
         return LoanChunk();
     }
 
-    /// <summary>Publishes the chunk just written, so subscribers read it while we write the next one, and loans the next.</summary>
+    public bool FirstSegmentWritableUntilSend => !_segmented || _holdChunks;
+
+    /// <summary>
+    /// Completes the chunk just written and loans the next. A message larger than the ring has each chunk published at
+    /// once, so subscribers free its slot while we write the next; a smaller one is published whole by Send.
+    /// </summary>
     public Span<byte> LoanNextSegment()
     {
         if (!_loaned)
@@ -224,14 +236,18 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         }
 
         WriteSlotHeader(_loanSlot, _loanLength, _slotDataBytes, _chunkIndex, _chunkCount);
-        Publish(_next + 1);
+        if (!_holdChunks)
+        {
+            Publish(_next + 1);
+        }
+
         _chunkIndex++;
         return LoanChunk();
     }
 
     private Span<byte> LoanChunk()
     {
-        long sequence = _next;
+        long sequence = _holdChunks ? _next + _chunkIndex : _next;
         if (sequence >= _gateLimit)
         {
             try
@@ -240,7 +256,8 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
             }
             catch
             {
-                // Chunks already published stay a partial message; readers drop it when the next chunk 0 comes.
+                // Chunks already published stay a partial message; readers drop it when the next chunk 0 comes. Held
+                // chunks were never published: nobody saw them.
                 EndLoan();
                 throw;
             }
@@ -254,6 +271,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     {
         _loaned = false;
         _segmented = false;
+        _holdChunks = false;
         _loanSlot = null;
         Exit();
     }
@@ -276,7 +294,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
                 }
 
                 WriteSlotHeader(slot, _loanLength, _loanLength - (_chunkIndex * _slotDataBytes), _chunkIndex, _chunkCount);
-                Publish(_next + 1);
+                Publish(_next + (_holdChunks ? _chunkCount : 1));
             }
             else if (slot != null)
             {
@@ -388,7 +406,8 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
                 int observed = Volatile.Read(ref *_publisherSignal);
 
                 // Wake me once a quarter of the ring is free, not at every slot: fewer futex round trips when saturated.
-                Volatile.Write(ref *_wakeAt, Math.Min(needed + _slotCount / 4, sequence));
+                // Capped at what is published: a subscriber that has read everything must count as worth waking for.
+                Volatile.Write(ref *_wakeAt, Math.Min(needed + _slotCount / 4, _next));
                 Interlocked.Exchange(ref *_waitingForSpace, 1);
                 if (ScanMinCursor() < needed && !_closing)
                 {
