@@ -12,29 +12,272 @@ namespace IpcBench.Workload;
 /// The vector loop multiplies 32-bit halves per 64-bit lane (as xxHash3 does) with position-dependent keys, so
 /// reordered blocks change the result.
 /// </summary>
+/// <remarks>
+/// <see cref="Incremental"/> gives the same result as <see cref="Compute"/> whatever the pieces, so a receiver can verify
+/// a message segment by segment where the transport hands it out in pieces (shm-ring chunks, verified in place) while
+/// the publisher or another transport computed it in one go.
+/// </remarks>
 public static class PayloadChecksum
 {
     private const ulong Prime1 = 0x9E3779B185EBCA87UL;
     private const ulong Prime2 = 0xC2B2AE3D27D4EB4FUL;
     private const ulong Prime3 = 0x165667B19E3779F9UL;
+    private const int Block = 64;
 
     /// <summary>The byte a publisher fills its payload with: varies per message so stale payloads are caught too.</summary>
     public static byte FillByte(long sequence, int publisherIndex) => (byte)(sequence * 31 + publisherIndex * 7 + 1);
 
     public static ulong Compute(ReadOnlySpan<byte> data, ulong seed)
     {
-        ulong hash = seed ^ ((ulong)data.Length * Prime1);
-        int offset = 0;
-        ref byte start = ref MemoryMarshal.GetReference(data);
+        var checksum = new Incremental(data.Length, seed);
+        checksum.Append(data);
+        return checksum.Finish();
+    }
 
-        if (Avx2.IsSupported && data.Length >= 64)
+    /// <summary>
+    /// What <see cref="Compute"/> returns for <paramref name="length"/> bytes of <paramref name="fill"/>, computed from
+    /// registers (the same per-block arithmetic, no memory reads). A publisher that writes that pattern uses it to stamp
+    /// the header before it writes the payload, so it can stream the payload into a transport piece by piece.
+    /// </summary>
+    public static ulong ComputeFilled(long length, byte fill, ulong seed)
+    {
+        var checksum = new Incremental(length, seed);
+        checksum.AppendRepeated(fill, length);
+        return checksum.Finish();
+    }
+
+    /// <summary>
+    /// Fills <paramref name="payload"/> with <paramref name="fill"/> and returns its checksum in the same pass: the
+    /// multiplies run while the stores drain, so writing and checksumming cost little more than writing alone.
+    /// </summary>
+    public static ulong FillAndCompute(Span<byte> payload, byte fill, ulong seed)
+    {
+        var checksum = new Incremental(payload.Length, seed);
+        checksum.AppendFilling(payload, fill);
+        return checksum.Finish();
+    }
+
+    /// <summary>
+    /// The checksum of a payload whose total length is known up front, fed in pieces of any size. Blocks that straddle
+    /// two pieces are carried over (at most 63 bytes), so the result never depends on where the pieces split.
+    /// </summary>
+    public struct Incremental
+    {
+        private readonly long _length;
+        private readonly bool _vector;
+        private ulong _hash;
+        private Vector256<ulong> _accA;
+        private Vector256<ulong> _accB;
+        private Vector256<ulong> _keyA;
+        private Vector256<ulong> _keyB;
+        private long _appended;
+        private int _carried;
+        private CarryBuffer _carry;
+
+        public Incremental(long length, ulong seed)
         {
-            var accA = Vector256.Create(seed, seed ^ Prime1, seed ^ Prime2, ~seed);
-            var accB = Vector256.Create(~seed ^ Prime3, seed + Prime3, seed ^ Prime3, seed - Prime1);
-            var keyA = Vector256.Create(Prime1, Prime2, Prime3, Prime1 ^ Prime2);
-            var keyB = Vector256.Create(Prime2 ^ Prime3, Prime3 ^ Prime1, Prime2, Prime3 ^ 0x5555555555555555UL);
+            _length = length;
+            _hash = seed ^ ((ulong)length * Prime1);
+
+            // Short payloads and CPUs without AVX2 take the scalar 8-byte loop from the first byte, as Compute always has.
+            _vector = Avx2.IsSupported && length >= Block;
+            if (_vector)
+            {
+                _accA = Vector256.Create(seed, seed ^ Prime1, seed ^ Prime2, ~seed);
+                _accB = Vector256.Create(~seed ^ Prime3, seed + Prime3, seed ^ Prime3, seed - Prime1);
+                _keyA = Vector256.Create(Prime1, Prime2, Prime3, Prime1 ^ Prime2);
+                _keyB = Vector256.Create(Prime2 ^ Prime3, Prime3 ^ Prime1, Prime2, Prime3 ^ 0x5555555555555555UL);
+            }
+        }
+
+        /// <summary>Bytes appended so far.</summary>
+        public readonly long Appended => _appended;
+
+        public void Append(ReadOnlySpan<byte> data)
+        {
+            _appended += data.Length;
+            int step = _vector ? Block : sizeof(ulong);
+            if (_carried > 0)
+            {
+                int take = Math.Min(step - _carried, data.Length);
+                data[..take].CopyTo(((Span<byte>)_carry)[_carried..]);
+                _carried += take;
+                data = data[take..];
+                if (_carried < step)
+                {
+                    return;
+                }
+
+                _carried = 0;
+                Blocks(((ReadOnlySpan<byte>)_carry)[..step]);
+            }
+
+            int whole = data.Length - (data.Length % step);
+            Blocks(data[..whole]);
+            data[whole..].CopyTo(_carry);
+            _carried = data.Length - whole;
+        }
+
+        /// <summary>Appends <paramref name="count"/> copies of <paramref name="value"/> without reading memory.</summary>
+        public void AppendRepeated(byte value, long count)
+        {
+            Span<byte> pattern = stackalloc byte[Block];
+            pattern.Fill(value);
+            while (count > 0 && (_carried > 0 || !_vector || count < Block))
+            {
+                int take = (int)Math.Min(count, _carried > 0 ? Block - _carried : Block);
+                Append(pattern[..take]);
+                count -= take;
+            }
+
+            if (count >= Block)
+            {
+                long blocks = count / Block;
+                _appended += blocks * Block;
+                RepeatedBlocks(Vector256.Create(value).AsUInt64(), blocks);
+                count -= blocks * Block;
+                Append(pattern[..(int)count]);
+            }
+        }
+
+        /// <summary>Writes <paramref name="value"/> over <paramref name="destination"/> and appends what it wrote.</summary>
+        public void AppendFilling(Span<byte> destination, byte value)
+        {
+            if (!_vector)
+            {
+                destination.Fill(value);
+                Append(destination);
+                return;
+            }
+
+            if (_carried > 0)
+            {
+                // Complete the block the previous piece left open, then go on in whole blocks.
+                var head = destination[..Math.Min(Block - _carried, destination.Length)];
+                head.Fill(value);
+                Append(head);
+                destination = destination[head.Length..];
+                if (_carried > 0)
+                {
+                    return;
+                }
+            }
+
+            int whole = destination.Length - (destination.Length % Block);
+            var data = Vector256.Create(value);
+            ref byte start = ref MemoryMarshal.GetReference(destination);
+            if (Avx512F.IsSupported)
+            {
+                var acc = Vector512.Create(_accA, _accB);
+                var key = Vector512.Create(_keyA, _keyB);
+                var step512 = Vector512.Create(Prime3);
+                var data512 = Vector512.Create(value);
+                for (int offset = 0; offset < whole; offset += Block)
+                {
+                    data512.StoreUnsafe(ref start, (nuint)offset);
+                    acc += Mix(data512.AsUInt64(), key);
+                    key += step512;
+                }
+
+                (_accA, _accB, _keyA, _keyB) = (acc.GetLower(), acc.GetUpper(), key.GetLower(), key.GetUpper());
+            }
+            else
+            {
+                FillBlocks256(ref start, whole, data);
+            }
+
+            _appended += whole;
+            var rest = destination[whole..];
+            rest.Fill(value);
+            Append(rest);
+        }
+
+        private void FillBlocks256(ref byte start, int whole, Vector256<byte> data)
+        {
+            var accA = _accA;
+            var accB = _accB;
+            var keyA = _keyA;
+            var keyB = _keyB;
             var step = Vector256.Create(Prime3);
-            for (; offset <= data.Length - 64; offset += 64)
+            for (int offset = 0; offset < whole; offset += Block)
+            {
+                data.StoreUnsafe(ref start, (nuint)offset);
+                data.StoreUnsafe(ref start, (nuint)offset + 32);
+                accA += Mix(data.AsUInt64(), keyA);
+                accB += Mix(data.AsUInt64(), keyB);
+                keyA += step;
+                keyB += step;
+            }
+
+            (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
+        }
+
+        /// <summary>The checksum, or a value that matches nothing useful if fewer or more bytes came than announced.</summary>
+        public readonly ulong Finish()
+        {
+            ulong hash = _hash;
+            if (_vector)
+            {
+                hash = Fold(_accA, hash);
+                hash = Fold(_accB, hash);
+            }
+
+            ReadOnlySpan<byte> tail = ((ReadOnlySpan<byte>)_carry)[.._carried];
+            int offset = 0;
+            for (; offset <= tail.Length - 8; offset += 8)
+            {
+                hash = Scalar(hash, MemoryMarshal.Read<ulong>(tail[offset..]));
+            }
+
+            for (; offset < tail.Length; offset++)
+            {
+                hash = BitOperations.RotateLeft(hash ^ (tail[offset] * Prime3), 11) * Prime1;
+            }
+
+            return _appended == _length ? Avalanche(hash) : ~Avalanche(hash);
+        }
+
+        /// <summary>True when exactly the announced number of bytes came and they hash to <paramref name="expected"/>.</summary>
+        public readonly bool Matches(ulong expected) => _appended == _length && Finish() == expected;
+
+        private void Blocks(ReadOnlySpan<byte> data)
+        {
+            ref byte start = ref MemoryMarshal.GetReference(data);
+            if (!_vector)
+            {
+                ulong hash = _hash;
+                for (int offset = 0; offset < data.Length; offset += 8)
+                {
+                    hash = Scalar(hash, Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref start, offset)));
+                }
+
+                _hash = hash;
+                return;
+            }
+
+            if (Avx512F.IsSupported)
+            {
+                // The two 256-bit lanes side by side in one register: the same arithmetic, half the instructions.
+                var acc = Vector512.Create(_accA, _accB);
+                var key = Vector512.Create(_keyA, _keyB);
+                var step512 = Vector512.Create(Prime3);
+                for (int offset = 0; offset < data.Length; offset += Block)
+                {
+                    acc += Mix(Vector512.LoadUnsafe(ref start, (nuint)offset).AsUInt64(), key);
+                    key += step512;
+                }
+
+                (_accA, _accB, _keyA, _keyB) = (acc.GetLower(), acc.GetUpper(), key.GetLower(), key.GetUpper());
+                return;
+            }
+
+            // Locals, not fields, so the loop keeps everything in registers.
+            var accA = _accA;
+            var accB = _accB;
+            var keyA = _keyA;
+            var keyB = _keyB;
+            var step = Vector256.Create(Prime3);
+            for (int offset = 0; offset < data.Length; offset += Block)
             {
                 var dataA = Vector256.LoadUnsafe(ref start, (nuint)offset).AsUInt64();
                 var dataB = Vector256.LoadUnsafe(ref start, (nuint)offset + 32).AsUInt64();
@@ -44,29 +287,66 @@ public static class PayloadChecksum
                 keyB += step;
             }
 
-            hash = Fold(accA, hash);
-            hash = Fold(accB, hash);
+            (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
         }
 
-        for (; offset <= data.Length - 8; offset += 8)
+        private void RepeatedBlocks(Vector256<ulong> data, long blocks)
         {
-            ulong word = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref start, offset));
-            hash = BitOperations.RotateLeft(hash ^ (word * Prime2), 31) * Prime1;
-        }
+            if (Avx512F.IsSupported)
+            {
+                var acc = Vector512.Create(_accA, _accB);
+                var key = Vector512.Create(_keyA, _keyB);
+                var step512 = Vector512.Create(Prime3);
+                var data512 = Vector512.Create(data, data);
+                for (long i = 0; i < blocks; i++)
+                {
+                    acc += Mix(data512, key);
+                    key += step512;
+                }
 
-        for (; offset < data.Length; offset++)
-        {
-            hash = BitOperations.RotateLeft(hash ^ (Unsafe.Add(ref start, offset) * Prime3), 11) * Prime1;
-        }
+                (_accA, _accB, _keyA, _keyB) = (acc.GetLower(), acc.GetUpper(), key.GetLower(), key.GetUpper());
+                return;
+            }
 
-        return Avalanche(hash);
+            var accA = _accA;
+            var accB = _accB;
+            var keyA = _keyA;
+            var keyB = _keyB;
+            var step = Vector256.Create(Prime3);
+            for (long i = 0; i < blocks; i++)
+            {
+                accA += Mix(data, keyA);
+                accB += Mix(data, keyB);
+                keyA += step;
+                keyB += step;
+            }
+
+            (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
+        }
     }
+
+    [InlineArray(Block)]
+    private struct CarryBuffer
+    {
+        private byte _element;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ulong Scalar(ulong hash, ulong word) => BitOperations.RotateLeft(hash ^ (word * Prime2), 31) * Prime1;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static Vector256<ulong> Mix(Vector256<ulong> data, Vector256<ulong> key)
     {
         var keyed = data ^ key;
         var product = Avx2.Multiply(keyed.AsUInt32(), Avx2.ShiftRightLogical(keyed, 32).AsUInt32());
+        return product + data;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static Vector512<ulong> Mix(Vector512<ulong> data, Vector512<ulong> key)
+    {
+        var keyed = data ^ key;
+        var product = Avx512F.Multiply(keyed.AsUInt32(), Avx512F.ShiftRightLogical(keyed, 32).AsUInt32());
         return product + data;
     }
 

@@ -61,7 +61,6 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 stampNs = MonotonicClock.NowNs();
             }
 
-            var message = endpoint.Loan(messageBytes);
             var header = new MessageHeader
             {
                 PayloadLength = plan.PayloadBytes,
@@ -70,14 +69,61 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 Sequence = sequence,
                 SendTimestampNs = stampNs,
             };
-            if (plan.FullPayload)
+            byte fill = PayloadChecksum.FillByte(sequence, plan.PublisherIndex);
+            var first = endpoint.LoanFirstSegment(messageBytes);
+            if (first.Length >= messageBytes || endpoint.FirstSegmentWritableUntilSend)
             {
-                var payload = message[MessageHeader.Size..];
-                payload.Fill(PayloadChecksum.FillByte(sequence, plan.PublisherIndex));
-                header.Checksum = PayloadChecksum.Compute(payload, (ulong)sequence);
+                // One pass writes the payload (in place, piece by piece) and checksums it; the header, written last,
+                // takes the checksum.
+                var checksum = new PayloadChecksum.Incremental(plan.PayloadBytes, (ulong)sequence);
+                if (plan.FullPayload)
+                {
+                    checksum.AppendFilling(first[MessageHeader.Size..Math.Min(first.Length, messageBytes)], fill);
+                }
+
+                Span<byte> segment;
+                while (!(segment = endpoint.LoanNextSegment()).IsEmpty)
+                {
+                    if (plan.FullPayload)
+                    {
+                        checksum.AppendFilling(segment, fill);
+                    }
+                }
+
+                if (plan.FullPayload)
+                {
+                    header.Checksum = checksum.Finish();
+                }
+
+                header.Write(first);
+            }
+            else
+            {
+                // The transport delivers the first piece (which holds the header) before the last is written, so the
+                // header is stamped first with the checksum of the pattern about to be written, computed from registers
+                // (the same per-block arithmetic, no memory reads). The receiver still reads every byte from the
+                // transport and checks it against this.
+                if (plan.FullPayload)
+                {
+                    header.Checksum = PayloadChecksum.ComputeFilled(plan.PayloadBytes, fill, (ulong)sequence);
+                }
+
+                header.Write(first);
+                if (plan.FullPayload)
+                {
+                    first[MessageHeader.Size..].Fill(fill);
+                }
+
+                Span<byte> segment;
+                while (!(segment = endpoint.LoanNextSegment()).IsEmpty)
+                {
+                    if (plan.FullPayload)
+                    {
+                        segment.Fill(fill);
+                    }
+                }
             }
 
-            header.Write(message);
             endpoint.Send();
             sequence++;
             Volatile.Write(ref _sent, sequence);

@@ -41,20 +41,60 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
         int expectedLength = MessageHeader.Size + plan.PayloadBytes;
         int publishers = receiver.PublisherIndexes.Count;
         Span<byte> echo = stackalloc byte[MessageHeader.Size];
-        while (_endOfStreams < publishers && receiver.TryReceive(out var message, cancellationToken))
+        while (_endOfStreams < publishers && receiver.TryReceiveFirstSegment(out var first, out int length, cancellationToken))
         {
-            var header = MessageHeader.Read(message);
+            if (first.Length < MessageHeader.Size)
+            {
+                // Too short to hold a header: nothing in it can be trusted, not even which publisher sent it.
+                Drain(cancellationToken);
+                _received++;
+                _corrupted++;
+                receiver.Release();
+                continue;
+            }
+
+            var header = MessageHeader.Read(first);
             if ((header.Flags & MessageFlags.EndOfStream) != 0)
             {
+                Drain(cancellationToken);
                 Track(header);
                 _endOfStreams++;
                 receiver.Release();
                 continue;
             }
 
+            // Arrival is when the last segment arrived, before it is verified, as for a message that comes in one piece.
             long nowNs = MonotonicClock.NowNs();
+
+            // Verified where the transport hands the bytes out, segment by segment: no reassembly copy.
+            bool intact = IsPlausible(header, length, expectedLength);
+            bool verify = intact && plan.FullPayload;
+            var checksum = new PayloadChecksum.Incremental(verify ? header.PayloadLength : 0, (ulong)header.Sequence);
+            if (verify)
+            {
+                checksum.Append(first[MessageHeader.Size..]);
+            }
+
+            long arrived = first.Length;
+            while (receiver.TryReceiveNextSegment(out var segment, cancellationToken))
+            {
+                nowNs = MonotonicClock.NowNs();
+                arrived += segment.Length;
+                if (verify)
+                {
+                    checksum.Append(segment);
+                }
+            }
+
+            if (arrived != length)
+            {
+                // Cut short: the publisher abandoned it (it counts as lost when the next one arrives) or the link closed.
+                receiver.Release();
+                continue;
+            }
+
             _received++;
-            if (!IsIntact(header, message, expectedLength))
+            if (!intact || (verify && !checksum.Matches(header.Checksum)))
             {
                 _corrupted++;
             }
@@ -86,22 +126,18 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
         }
     }
 
-    private bool IsIntact(in MessageHeader header, ReadOnlySpan<byte> message, int expectedLength)
+    private void Drain(CancellationToken cancellationToken)
     {
-        if (message.Length != expectedLength || header.PayloadLength != plan.PayloadBytes
-            || header.PublisherIndex >= plan.TotalPublishers || header.Sequence < 0)
+        while (receiver.TryReceiveNextSegment(out _, cancellationToken))
         {
-            return false;
         }
-
-        if (plan.FullPayload)
-        {
-            return (header.Flags & MessageFlags.FullPayload) != 0
-                && PayloadChecksum.Compute(message[MessageHeader.Size..], (ulong)header.Sequence) == header.Checksum;
-        }
-
-        return true;
     }
+
+    /// <summary>Everything but the payload bytes; under FULL the caller then checks those against the checksum.</summary>
+    private bool IsPlausible(in MessageHeader header, int length, int expectedLength) =>
+        length == expectedLength && header.PayloadLength == plan.PayloadBytes
+        && header.PublisherIndex < plan.TotalPublishers && header.Sequence >= 0
+        && (!plan.FullPayload || (header.Flags & MessageFlags.FullPayload) != 0);
 
     private void CountSequence(in MessageHeader header)
     {

@@ -17,7 +17,8 @@ internal static class InProcessLoop
         bool full = true,
         bool roundTrip = false,
         WaitMode waitMode = WaitMode.Block,
-        bool paired = false)
+        bool paired = false,
+        Func<IPublisherEndpoint, IPublisherEndpoint>? wrapPublisher = null)
     {
         var runtimeDirectory = Directory.CreateTempSubdirectory("ipcbench-test-").FullName;
         var environment = new TransportEnvironment(runtimeDirectory, Environment.ProcessId);
@@ -51,7 +52,7 @@ internal static class InProcessLoop
             Task.WaitAll(accepting);
             hosts.ForEach(h => h.Start());
             var workers = endpoints.Select((e, i) => new PublisherWorker(
-                e, new PublisherPlan(i, payloadBytes, full, 0, roundTrip, paired ? 1 : subscribers, waitMode, messagesPerPublisher), window)).ToList();
+                wrapPublisher is null ? e : wrapPublisher(e), new PublisherPlan(i, payloadBytes, full, 0, roundTrip, paired ? 1 : subscribers, waitMode, messagesPerPublisher), window)).ToList();
             var threads = workers.Select(w => new Thread(() => w.Run(cancel.Token))).ToList();
             threads.ForEach(t => t.Start());
             threads.ForEach(t => t.Join());

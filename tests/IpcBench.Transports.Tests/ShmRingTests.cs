@@ -70,6 +70,64 @@ public class ShmRingTests
     [InlineData(WaitMode.Spin)]
     [InlineData(WaitMode.Yield)]
     [InlineData(WaitMode.Block)]
+    public void Segmented_loans_and_receives_stay_in_the_slots_across_wrap_around(WaitMode mode)
+    {
+        // Up to 8 chunks a message fits the ring and is published whole by Send; beyond, chunk by chunk.
+        int[] lengths = [8, SlotData, SlotData + 1, 3 * SlotData - 5, 8 * SlotData, 8 * SlotData + 1, 20 * SlotData + 7, 100];
+        using var ring = Ring.Create(SmallRing(), 20 * SlotData + 7, subscribers: 2, mode);
+        const int Messages = 300;
+        var consumers = Enumerable.Range(0, 2).Select(s => Worker.Start(() =>
+        {
+            var receiver = ring.Receiver(s);
+            var copy = new byte[20 * SlotData + 7];
+            for (long seq = 0; seq < Messages; seq++)
+            {
+                Assert.True(receiver.TryReceiveFirstSegment(out var segment, out int length, CancellationToken.None));
+                Assert.Equal(lengths[seq % lengths.Length], length);
+                int offset = 0;
+                do
+                {
+                    Assert.True(receiver.IsInSharedMemory(segment), "every segment is read in place");
+                    segment.CopyTo(copy.AsSpan(offset));
+                    offset += segment.Length;
+                }
+                while (((IMessageReceiver)receiver).TryReceiveNextSegment(out segment, CancellationToken.None));
+
+                Assert.Equal(length, offset);
+                Verify(copy.AsSpan(0, length), seq, length);
+                receiver.Release();
+            }
+        })).ToList();
+
+        long slots = 0;
+        var message = new byte[20 * SlotData + 7];
+        for (long seq = 0; seq < Messages; seq++)
+        {
+            int length = lengths[seq % lengths.Length];
+            Fill(message.AsSpan(0, length), seq);
+            var segment = ring.Publisher.LoanFirstSegment(length);
+            Assert.Equal(length <= 8 * SlotData, ring.Publisher.FirstSegmentWritableUntilSend);
+            int offset = 0;
+            do
+            {
+                message.AsSpan(offset, segment.Length).CopyTo(segment);
+                offset += segment.Length;
+            }
+            while (!(segment = ring.Publisher.LoanNextSegment()).IsEmpty);
+
+            Assert.Equal(length, offset);
+            ring.Publisher.Send();
+            slots += (length + SlotData - 1) / SlotData;
+        }
+
+        consumers.ForEach(c => c.Complete(Timeout));
+        Assert.Equal(slots, ring.Publisher.Published);
+    }
+
+    [Theory]
+    [InlineData(WaitMode.Spin)]
+    [InlineData(WaitMode.Yield)]
+    [InlineData(WaitMode.Block)]
     public void A_full_ring_holds_the_publisher_until_the_slow_subscriber_drains_it(WaitMode mode)
     {
         using var ring = Ring.Create(SmallRing(), SlotData, subscribers: 1, mode);
@@ -409,7 +467,9 @@ public class ShmRingTests
     [InlineData(WaitMode.Yield, 3000, false, 30_000)]
     [InlineData(WaitMode.Yield, 64, true, 100_000)]
     [InlineData(WaitMode.Block, 64, true, 20_000)]
-    public void Publishing_and_receiving_allocate_nothing_per_message(WaitMode mode, int length, bool roundTrip, int messages)
+    [InlineData(WaitMode.Yield, 3000, false, 30_000, true)]
+    [InlineData(WaitMode.Block, 3000, false, 30_000, true)]
+    public void Publishing_and_receiving_allocate_nothing_per_message(WaitMode mode, int length, bool roundTrip, int messages, bool segmented = false)
     {
         const int Warmup = 2_000;
         using var ring = Ring.Create(SmallRing(), 4 * SlotData, subscribers: 1, mode, roundTrip: roundTrip);
@@ -426,12 +486,30 @@ public class ShmRingTests
                     before = GC.GetAllocatedBytesForCurrentThread();
                 }
 
-                if (!receiver.TryReceive(out var message, CancellationToken.None))
+                ReadOnlySpan<byte> message;
+                if (segmented)
                 {
-                    throw new InvalidOperationException("closed early");
+                    if (!receiver.TryReceiveFirstSegment(out message, out _, CancellationToken.None))
+                    {
+                        throw new InvalidOperationException("closed early");
+                    }
+
+                    received += message[0];
+                    while (receiver.TryReceiveNextSegment(out var segment, CancellationToken.None))
+                    {
+                        received += segment[0] - 1;
+                    }
+                }
+                else
+                {
+                    if (!receiver.TryReceive(out message, CancellationToken.None))
+                    {
+                        throw new InvalidOperationException("closed early");
+                    }
+
+                    received += message[0];
                 }
 
-                received += message[0];
                 if (roundTrip)
                 {
                     message[..32].CopyTo(echo);
@@ -452,8 +530,20 @@ public class ShmRingTests
                 publisherAllocated = GC.GetAllocatedBytesForCurrentThread();
             }
 
-            var loan = ring.Publisher.Loan(length);
-            loan[0] = 1;
+            if (segmented)
+            {
+                var segment = ring.Publisher.LoanFirstSegment(length);
+                do
+                {
+                    segment[0] = 1;
+                }
+                while (!(segment = ring.Publisher.LoanNextSegment()).IsEmpty);
+            }
+            else
+            {
+                ring.Publisher.Loan(length)[0] = 1;
+            }
+
             ring.Publisher.Send();
             if (roundTrip)
             {

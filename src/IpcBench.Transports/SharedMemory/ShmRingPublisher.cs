@@ -39,8 +39,11 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     private readonly int _maxSubscribers;
     private readonly int _maxMessageBytes;
 
-    /// <summary>Chunked messages are composed here and copied into slots by <see cref="Send"/>: the one staging copy.</summary>
-    private readonly byte[]? _staging;
+    /// <summary>
+    /// Only for <see cref="Loan"/> of a chunked message, whose caller wants contiguous bytes: composed here, copied into
+    /// slots by <see cref="Send"/>. Allocated on first use; the segmented loan writes chunks in place and never needs it.
+    /// </summary>
+    private byte[]? _staging;
 
     private readonly bool[] _tracked;
     private readonly long[] _lastCursor;
@@ -55,6 +58,17 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     private int _loanLength;
     private byte* _loanSlot;
     private bool _loaned;
+
+    /// <summary>A segmented loan of a chunked message: chunk <see cref="_chunkIndex"/> of <see cref="_chunkCount"/> is loaned.</summary>
+    private bool _segmented;
+    private int _chunkIndex;
+    private int _chunkCount;
+
+    /// <summary>
+    /// The chunks of the current segmented loan are all published by Send, with one release store, rather than one by
+    /// one: the writer may then write chunk 0 (the header) last. Possible when the message fits the ring.
+    /// </summary>
+    private bool _holdChunks;
 
     /// <summary>Managed thread id of whoever is inside the mapping (0: nobody); lets Dispose unmap only when it is safe.</summary>
     private int _inside;
@@ -90,7 +104,6 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         _slotDataBytes = geometry.SlotDataBytes;
         _maxSubscribers = geometry.MaxSubscribers;
         _maxMessageBytes = geometry.MaxMessageBytes;
-        _staging = _maxMessageBytes > _slotDataBytes ? GC.AllocateUninitializedArray<byte>(_maxMessageBytes, pinned: true) : null;
         _tracked = new bool[_maxSubscribers];
         _lastCursor = new long[_maxSubscribers];
         _lastProgressMs = new long[_maxSubscribers];
@@ -180,7 +193,87 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         }
 
         _loanSlot = null;
+        _staging ??= GC.AllocateUninitializedArray<byte>(_maxMessageBytes, pinned: true);
         return new Span<byte>(_staging, 0, length);
+    }
+
+    /// <summary>A message that fits a slot is one segment, as with <see cref="Loan"/>; a larger one is loaned chunk by chunk, in its slots.</summary>
+    public Span<byte> LoanFirstSegment(int length)
+    {
+        if (length <= _slotDataBytes || length > _maxMessageBytes)
+        {
+            // One slot (zero copy already), or too large (Loan throws the error).
+            return Loan(length);
+        }
+
+        Enter();
+        _loanLength = length;
+        _loaned = true;
+        _segmented = true;
+        _chunkIndex = 0;
+        _chunkCount = (length + _slotDataBytes - 1) / _slotDataBytes;
+        _holdChunks = _chunkCount <= _slotCount;
+        return LoanChunk();
+    }
+
+    public bool FirstSegmentWritableUntilSend => !_segmented || _holdChunks;
+
+    /// <summary>
+    /// Completes the chunk just written and loans the next. A message larger than the ring has each chunk published at
+    /// once, so subscribers free its slot while we write the next; a smaller one is published whole by Send.
+    /// </summary>
+    public Span<byte> LoanNextSegment()
+    {
+        if (!_loaned)
+        {
+            throw new InvalidOperationException("LoanNextSegment without LoanFirstSegment.");
+        }
+
+        if (!_segmented || _chunkIndex + 1 == _chunkCount)
+        {
+            // The last (or only) piece is published by Send.
+            return [];
+        }
+
+        WriteSlotHeader(_loanSlot, _loanLength, _slotDataBytes, _chunkIndex, _chunkCount);
+        if (!_holdChunks)
+        {
+            Publish(_next + 1);
+        }
+
+        _chunkIndex++;
+        return LoanChunk();
+    }
+
+    private Span<byte> LoanChunk()
+    {
+        long sequence = _holdChunks ? _next + _chunkIndex : _next;
+        if (sequence >= _gateLimit)
+        {
+            try
+            {
+                WaitForSpace(sequence);
+            }
+            catch
+            {
+                // Chunks already published stay a partial message; readers drop it when the next chunk 0 comes. Held
+                // chunks were never published: nobody saw them.
+                EndLoan();
+                throw;
+            }
+        }
+
+        _loanSlot = SlotAt(sequence);
+        return new Span<byte>(_loanSlot + SlotHeaderBytes, Math.Min(_slotDataBytes, _loanLength - (_chunkIndex * _slotDataBytes)));
+    }
+
+    private void EndLoan()
+    {
+        _loaned = false;
+        _segmented = false;
+        _holdChunks = false;
+        _loanSlot = null;
+        Exit();
     }
 
     public void Send()
@@ -193,7 +286,17 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         try
         {
             byte* slot = _loanSlot;
-            if (slot != null)
+            if (_segmented)
+            {
+                if (_chunkIndex + 1 != _chunkCount)
+                {
+                    throw new InvalidOperationException($"Send after {_chunkIndex + 1} of {_chunkCount} segments: loan them all with LoanNextSegment first.");
+                }
+
+                WriteSlotHeader(slot, _loanLength, _loanLength - (_chunkIndex * _slotDataBytes), _chunkIndex, _chunkCount);
+                Publish(_next + (_holdChunks ? _chunkCount : 1));
+            }
+            else if (slot != null)
             {
                 WriteSlotHeader(slot, _loanLength, _loanLength, 0, 1);
                 Publish(_next + 1);
@@ -205,9 +308,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         }
         finally
         {
-            _loaned = false;
-            _loanSlot = null;
-            Exit();
+            EndLoan();
         }
     }
 
@@ -305,7 +406,8 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
                 int observed = Volatile.Read(ref *_publisherSignal);
 
                 // Wake me once a quarter of the ring is free, not at every slot: fewer futex round trips when saturated.
-                Volatile.Write(ref *_wakeAt, Math.Min(needed + _slotCount / 4, sequence));
+                // Capped at what is published: a subscriber that has read everything must count as worth waking for.
+                Volatile.Write(ref *_wakeAt, Math.Min(needed + _slotCount / 4, _next));
                 Interlocked.Exchange(ref *_waitingForSpace, 1);
                 if (ScanMinCursor() < needed && !_closing)
                 {

@@ -34,7 +34,9 @@ internal sealed class ShmRingSubscriberEndpoint(List<ShmRingReceiver> receivers)
 
 /// <summary>
 /// Reads one publisher's ring through one cursor. Messages that fit a slot are handed out in place (a span over the
-/// shared memory, valid until <see cref="Release"/>); chunked ones are reassembled into a buffer of this receiver.
+/// shared memory, valid until <see cref="Release"/>). Chunked ones are handed out in place chunk by chunk by the
+/// segmented receive, or reassembled into a buffer of this receiver by <see cref="TryReceive"/> for callers that need
+/// contiguous bytes.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed unsafe class ShmRingReceiver : IMessageReceiver
@@ -66,13 +68,21 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     private readonly int _slotBytes;
     private readonly int _slotDataBytes;
     private readonly int _maxMessageBytes;
-    private readonly byte[]? _reassembly;
+
+    /// <summary>Only for <see cref="TryReceive"/> of chunked messages; allocated on first use.</summary>
+    private byte[]? _reassembly;
 
     private long _position;
     private long _available;
     private bool _admitted;
     private bool _needsMessageStart;
     private bool _pending;
+
+    /// <summary>A segmented receive of a chunked message is under way: chunk <see cref="_chunkIndex"/> of <see cref="_chunkCount"/> is held.</summary>
+    private bool _segmented;
+    private int _chunkIndex;
+    private int _chunkCount;
+    private int _messageLength;
     private long _replyWritten;
     private int _released;
     private long _lastHeartbeatMs;
@@ -110,7 +120,6 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         _slotBytes = geometry.SlotBytes;
         _slotDataBytes = geometry.SlotDataBytes;
         _maxMessageBytes = geometry.MaxMessageBytes;
-        _reassembly = _maxMessageBytes > _slotDataBytes ? GC.AllocateUninitializedArray<byte>(_maxMessageBytes, pinned: true) : null;
     }
 
     public IReadOnlyList<int> PublisherIndexes { get; }
@@ -161,9 +170,17 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         }
     }
 
-    public bool TryReceive(out ReadOnlySpan<byte> message, CancellationToken cancellationToken)
+    public bool TryReceive(out ReadOnlySpan<byte> message, CancellationToken cancellationToken) =>
+        Receive(out message, out _, segmented: false, cancellationToken);
+
+    /// <summary>Hands out chunk 0 of a chunked message in place; the rest comes through <see cref="TryReceiveNextSegment"/>.</summary>
+    public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken) =>
+        Receive(out segment, out messageLength, segmented: true, cancellationToken);
+
+    private bool Receive(out ReadOnlySpan<byte> message, out int messageLength, bool segmented, CancellationToken cancellationToken)
     {
         message = default;
+        messageLength = 0;
         if (!Enter())
         {
             return false;
@@ -197,6 +214,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
 
                     // Zero copy: the span is the slot. The publisher cannot reuse it until Release moves our cursor.
                     message = new ReadOnlySpan<byte>(slot + SlotHeaderBytes, length);
+                    messageLength = length;
                     _pending = true;
                     _needsMessageStart = false;
                     holding = true;
@@ -210,10 +228,26 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
                     continue;
                 }
 
+                if (segmented)
+                {
+                    CheckChunk(sequence, slot, 0, length, chunkCount);
+                    message = new ReadOnlySpan<byte>(slot + SlotHeaderBytes, _slotDataBytes);
+                    messageLength = length;
+                    _messageLength = length;
+                    _chunkCount = chunkCount;
+                    _chunkIndex = 0;
+                    _segmented = true;
+                    _pending = true;
+                    _needsMessageStart = false;
+                    holding = true;
+                    return true;
+                }
+
                 switch (ReceiveChunks(length, chunkCount, cancellationToken))
                 {
                     case ChunksResult.Complete:
                         message = new ReadOnlySpan<byte>(_reassembly, 0, length);
+                        messageLength = length;
                         return true;
                     case ChunksResult.Abandoned:
                         continue;
@@ -231,6 +265,66 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         }
     }
 
+    /// <summary>
+    /// Frees the chunk held (the publisher may reuse its slot from now on) and hands out the next one in place. False at
+    /// the end of the message, and when it was cut short: closed or cancelled, or a chunk 0 where the next chunk was due
+    /// (the publisher abandoned the message; that chunk 0 starts the next one and stays unread).
+    /// </summary>
+    public bool TryReceiveNextSegment(out ReadOnlySpan<byte> segment, CancellationToken cancellationToken)
+    {
+        segment = default;
+        if (!_segmented || _chunkIndex + 1 >= _chunkCount)
+        {
+            return false;
+        }
+
+        Advance(_position + 1);
+        _chunkIndex++;
+        long sequence = _position;
+        if (sequence >= _available && !WaitForData(sequence, cancellationToken))
+        {
+            // Whatever comes next starts with a tail to skip.
+            _needsMessageStart = true;
+            EndSegments();
+            return false;
+        }
+
+        byte* slot = SlotAt(sequence);
+        if (*(int*)(slot + ChunkIndexOffset) == 0)
+        {
+            EndSegments();
+            return false;
+        }
+
+        int length = CheckChunk(sequence, slot, _chunkIndex, _messageLength, _chunkCount);
+        segment = new ReadOnlySpan<byte>(slot + SlotHeaderBytes, length);
+        return true;
+    }
+
+    private void EndSegments()
+    {
+        _segmented = false;
+        _pending = false;
+    }
+
+    /// <summary>Validates the slot header of chunk <paramref name="chunk"/> of a chunked message; returns its data length.</summary>
+    private int CheckChunk(long sequence, byte* slot, int chunk, int total, int count)
+    {
+        if (chunk == 0 && (total <= _slotDataBytes || total > _maxMessageBytes || count != (total + _slotDataBytes - 1) / _slotDataBytes))
+        {
+            throw Corrupt(sequence, $"a message of {total} bytes in {count} chunks; slots hold {_slotDataBytes}, messages up to {_maxMessageBytes}");
+        }
+
+        int length = Math.Min(_slotDataBytes, total - (chunk * _slotDataBytes));
+        if (*(int*)(slot + ChunkIndexOffset) != chunk || *(int*)(slot + ChunkCountOffset) != count
+            || *(int*)(slot + MessageLengthOffset) != total || *(int*)(slot + ChunkLengthOffset) != length)
+        {
+            throw Corrupt(sequence, $"chunk {*(int*)(slot + ChunkIndexOffset)}/{*(int*)(slot + ChunkCountOffset)} where chunk {chunk}/{count} of a {total}-byte message was due");
+        }
+
+        return length;
+    }
+
     private enum ChunksResult
     {
         Complete,
@@ -245,11 +339,12 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     /// </summary>
     private ChunksResult ReceiveChunks(int total, int count, CancellationToken cancellationToken)
     {
-        if (_reassembly is null || total <= _slotDataBytes || total > _maxMessageBytes || count != (total + _slotDataBytes - 1) / _slotDataBytes)
+        if (total <= _slotDataBytes || total > _maxMessageBytes || count != (total + _slotDataBytes - 1) / _slotDataBytes)
         {
             throw Corrupt(_position, $"a message of {total} bytes in {count} chunks; slots hold {_slotDataBytes}, messages up to {_maxMessageBytes}");
         }
 
+        _reassembly ??= GC.AllocateUninitializedArray<byte>(_maxMessageBytes, pinned: true);
         var buffer = new Span<byte>(_reassembly);
         for (int chunk = 0, offset = 0; chunk < count; chunk++, offset += _slotDataBytes)
         {
@@ -267,13 +362,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
                 return ChunksResult.Abandoned;
             }
 
-            int length = Math.Min(_slotDataBytes, total - offset);
-            if (*(int*)(slot + ChunkIndexOffset) != chunk || *(int*)(slot + ChunkCountOffset) != count
-                || *(int*)(slot + MessageLengthOffset) != total || *(int*)(slot + ChunkLengthOffset) != length)
-            {
-                throw Corrupt(sequence, $"chunk {*(int*)(slot + ChunkIndexOffset)}/{*(int*)(slot + ChunkCountOffset)} where chunk {chunk}/{count} of a {total}-byte message was due");
-            }
-
+            int length = CheckChunk(sequence, slot, chunk, total, count);
             new ReadOnlySpan<byte>(slot + SlotHeaderBytes, length).CopyTo(buffer.Slice(offset, length));
             Advance(sequence + 1);
         }
@@ -289,6 +378,8 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
             _pending = false;
             Advance(_position + 1);
         }
+
+        _segmented = false;
 
         Exit();
     }
