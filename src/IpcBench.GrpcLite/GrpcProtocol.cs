@@ -77,6 +77,19 @@ internal static class GrpcProtocol
         return ReadFrameHeader(header, maxMessageSize, direction, malformed);
     }
 
+    /// <summary>Status messages longer than this are cut; see <see cref="LimitMessage"/>.</summary>
+    public const int MaxStatusMessageLength = 2048;
+
+    /// <summary>
+    /// Cuts a status message to <see cref="MaxStatusMessageLength"/> characters. Messages often quote what the caller
+    /// sent, and a header as large as the request would exceed clients' header limits (HttpClient's is 64 KiB), which
+    /// they report as a broken connection, taking every other call on that connection down with it.
+    /// </summary>
+    public static string LimitMessage(string message) =>
+        message.Length <= MaxStatusMessageLength
+            ? message
+            : string.Concat(message.AsSpan(0, MaxStatusMessageLength), $"... ({message.Length - MaxStatusMessageLength} more characters)");
+
     /// <summary>Percent-encodes grpc-message as the spec requires: UTF-8, with '%' and bytes outside 0x20-0x7E escaped.</summary>
     public static string EncodeMessage(string message)
     {

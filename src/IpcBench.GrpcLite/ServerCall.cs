@@ -159,7 +159,7 @@ internal sealed class ServerCall(HttpContext httpContext, GrpcCallContext contex
             response.Headers[GrpcProtocol.StatusHeader] = status;
             if (!string.IsNullOrEmpty(message))
             {
-                response.Headers[GrpcProtocol.MessageHeader] = GrpcProtocol.EncodeMessage(message);
+                response.Headers[GrpcProtocol.MessageHeader] = GrpcProtocol.EncodeMessage(GrpcProtocol.LimitMessage(message));
             }
 
             return;
@@ -168,7 +168,7 @@ internal sealed class ServerCall(HttpContext httpContext, GrpcCallContext contex
         response.AppendTrailer(GrpcProtocol.StatusHeader, status);
         if (!string.IsNullOrEmpty(message))
         {
-            response.AppendTrailer(GrpcProtocol.MessageHeader, GrpcProtocol.EncodeMessage(message));
+            response.AppendTrailer(GrpcProtocol.MessageHeader, GrpcProtocol.EncodeMessage(GrpcProtocol.LimitMessage(message)));
         }
     }
 

@@ -16,6 +16,15 @@ public sealed class ProtocolTests(TestServerFixture fixture) : IClassFixture<Tes
         Assert.Equal(message, GrpcProtocol.DecodeMessage(encoded));
     }
 
+    [Fact]
+    public void GrpcMessage_IsCutToAHeaderClientsAccept()
+    {
+        var limited = GrpcProtocol.LimitMessage(new string('x', 100_000));
+
+        Assert.StartsWith(new string('x', GrpcProtocol.MaxStatusMessageLength) + "... (97952 more characters)", limited, StringComparison.Ordinal);
+        Assert.Equal("short", GrpcProtocol.LimitMessage("short"));
+    }
+
     [Theory]
     [InlineData("bad %zz escape")]
     [InlineData("trailing %4")]
