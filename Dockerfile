@@ -28,7 +28,10 @@ RUN dotnet publish src/BenchAgent/BenchAgent.csproj -c Release -o /app -p:Iox2Sk
 FROM mcr.microsoft.com/dotnet/aspnet:10.0
 WORKDIR /app
 COPY --from=build /app ./
-# Listen on every interface inside the container; publish the ports with -p / docker-compose.yml.
+# Listen on every interface inside the container; publish the ports with -p / docker-compose.yml. Off loopback the
+# control plane requires a bearer token, which is never baked into the image: pass it at run time, e.g.
+#   docker run -e IPCBENCH_CONTROL_TOKEN="$(openssl rand -hex 32)" -p 50051:50051 ipcbench
+# (or mount a 0400 file and set IpcBench__ControlTokenFile). Without one the daemon refuses to start, saying so.
 ENV IpcBench__ControlAddress=0.0.0.0:50051 \
     IpcBench__MetricsAddress=0.0.0.0:9464 \
     IpcBench__RuntimeDirectory=/tmp/ipcbench \

@@ -34,6 +34,12 @@ public sealed class GrpcCallContext
     /// <summary>The client's address in gRPC's peer notation: <c>ipv4:127.0.0.1:5000</c>, <c>ipv6:[::1]:5000</c>, <c>unix:</c> (a unix socket client has no address).</summary>
     public string Peer => _peer ??= DescribePeer(HttpContext);
 
+    /// <summary>The name of the listener the call arrived on (<see cref="GrpcLiteListenOptions.Name"/>); null for an unnamed one.</summary>
+    public string? Listener => HttpContext.Features.Get<IGrpcLiteListenerFeature>()?.Name;
+
+    /// <summary>The service part of <see cref="Method"/>, e.g. <c>ipcbench.v1.BenchControl</c>; empty if the path has none.</summary>
+    public string Service => GrpcProtocol.ServiceOf(Method);
+
     /// <summary>A request header (metadata) value, or null when absent; repeated values are joined with commas.</summary>
     public string? GetHeader(string name)
     {

@@ -1,4 +1,5 @@
 using System.Net;
+using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 
 namespace IpcBench.GrpcLite;
@@ -38,36 +39,62 @@ internal sealed record GrpcLiteAddress(Uri? HttpUri, string? UnixSocketPath)
 public static class GrpcLiteKestrelExtensions
 {
     /// <summary>
-    /// Listens for plain-text gRPC at <paramref name="address"/> (<c>http://127.0.0.1:50051</c>, <c>http://0.0.0.0:50051</c>,
-    /// <c>http://localhost:50051</c>, <c>unix:/run/x.sock</c>). HTTP/2 only: without TLS there is no ALPN, so clients
-    /// must use prior knowledge, which is what gRPC clients do.
+    /// Listens for gRPC at <paramref name="address"/> (<c>http://127.0.0.1:50051</c>, <c>http://0.0.0.0:50051</c>,
+    /// <c>http://localhost:50051</c>, <c>unix:/run/x.sock</c>). HTTP/2 only. Without a certificate this is h2c, and
+    /// clients must use prior knowledge, which is what gRPC clients do; with one, TLS negotiates h2 by ALPN.
     /// </summary>
-    public static void ListenGrpcLite(this KestrelServerOptions kestrel, string address)
+    public static void ListenGrpcLite(this KestrelServerOptions kestrel, string address, Action<GrpcLiteListenOptions>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(kestrel);
         var parsed = GrpcLiteAddress.Parse(address);
-        static void Http2(ListenOptions listen) => listen.Protocols = HttpProtocols.Http2;
+        var options = new GrpcLiteListenOptions();
+        configure?.Invoke(options);
+        if (options.Certificate is { HasPrivateKey: false })
+        {
+            throw new ArgumentException($"'{address}': the TLS certificate {options.Certificate.Subject} has no private key.", nameof(configure));
+        }
+
+        void Configure(ListenOptions listen)
+        {
+            listen.Protocols = HttpProtocols.Http2;
+            if (options.Name is { } name)
+            {
+                // Connection features are visible to every request on the connection, so handlers can tell listeners
+                // apart without trusting anything the client sends (the Host header, for instance, is the client's word).
+                var feature = new GrpcLiteListenerFeature(name);
+                listen.Use(next => connection =>
+                {
+                    connection.Features.Set<IGrpcLiteListenerFeature>(feature);
+                    return next(connection);
+                });
+            }
+
+            if (options.Certificate is { } certificate)
+            {
+                listen.UseHttps(certificate);
+            }
+        }
 
         if (parsed.UnixSocketPath is { } path)
         {
-            kestrel.ListenUnixSocket(path, Http2);
+            kestrel.ListenUnixSocket(path, Configure);
             return;
         }
 
         var uri = parsed.HttpUri!;
         if (uri.Scheme != Uri.UriSchemeHttp)
         {
-            throw new ArgumentException($"'{address}': only plain-text http:// is supported here; configure TLS endpoints on Kestrel directly.", nameof(address));
+            throw new ArgumentException($"'{address}': give the address as http://host:port or host:port; TLS is chosen by {nameof(GrpcLiteListenOptions)}.{nameof(GrpcLiteListenOptions.Certificate)}, not by the scheme.", nameof(address));
         }
 
         var host = uri.DnsSafeHost;
         if (string.Equals(host, "localhost", StringComparison.OrdinalIgnoreCase))
         {
-            kestrel.ListenLocalhost(uri.Port, Http2);
+            kestrel.ListenLocalhost(uri.Port, Configure);
         }
         else if (IPAddress.TryParse(host, out var ip))
         {
-            kestrel.Listen(ip, uri.Port, Http2);
+            kestrel.Listen(ip, uri.Port, Configure);
         }
         else
         {

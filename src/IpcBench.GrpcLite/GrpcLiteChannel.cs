@@ -1,21 +1,27 @@
 using System.Net;
+using System.Net.Security;
 using System.Net.Sockets;
+using System.Security.Cryptography.X509Certificates;
 using System.Runtime.CompilerServices;
 using Google.Protobuf;
 
 namespace IpcBench.GrpcLite;
 
 /// <summary>
-/// A client connection to one gRPC server over HTTP/2 without TLS (h2c), by TCP or unix socket. Thread-safe;
-/// create one per server and share it, since it owns the HTTP/2 connection pool.
+/// A client connection to one gRPC server over HTTP/2: h2c by TCP or unix socket, or TLS (h2 by ALPN) for an
+/// <c>https://</c> address. Thread-safe; create one per server and share it, since it owns the HTTP/2 connection pool.
 /// </summary>
 public sealed class GrpcLiteChannel : IDisposable
 {
     private readonly HttpClient _http;
 
-    /// <param name="address"><c>http://127.0.0.1:50051</c>, <c>127.0.0.1:50051</c> or <c>unix:/path/to/socket</c>.</param>
+    /// <param name="address"><c>http://127.0.0.1:50051</c>, <c>127.0.0.1:50051</c>, <c>https://host:50051</c> or <c>unix:/path/to/socket</c>.</param>
     /// <param name="defaultHeaders">Sent with every call, e.g. <c>authorization: Bearer ...</c>.</param>
-    public GrpcLiteChannel(string address, IEnumerable<KeyValuePair<string, string>>? defaultHeaders = null)
+    /// <param name="trustedCertificate">
+    /// For https: a CA or self-signed server certificate trusted in addition to the system's roots (grpcurl's -cacert).
+    /// The server's name is still checked against its certificate.
+    /// </param>
+    public GrpcLiteChannel(string address, IEnumerable<KeyValuePair<string, string>>? defaultHeaders = null, X509Certificate2? trustedCertificate = null)
     {
         var parsed = GrpcLiteAddress.Parse(address);
         Address = address;
@@ -30,6 +36,12 @@ public sealed class GrpcLiteChannel : IDisposable
             KeepAlivePingTimeout = TimeSpan.FromSeconds(20),
             KeepAlivePingPolicy = HttpKeepAlivePingPolicy.WithActiveRequests,
         };
+
+        if (trustedCertificate is not null)
+        {
+            handler.SslOptions.RemoteCertificateValidationCallback = (_, certificate, _, errors) =>
+                TrustsServer(certificate, errors, trustedCertificate);
+        }
 
         if (parsed.UnixSocketPath is { } path)
         {
@@ -122,6 +134,27 @@ public sealed class GrpcLiteChannel : IDisposable
     }
 
     public void Dispose() => _http.Dispose();
+
+    private static bool TrustsServer(X509Certificate? certificate, SslPolicyErrors errors, X509Certificate2 trusted)
+    {
+        if (errors == SslPolicyErrors.None)
+        {
+            return true;
+        }
+
+        // Only an untrusted chain can be forgiven by the extra root; a wrong name or a missing certificate cannot.
+        if (certificate is null || errors != SslPolicyErrors.RemoteCertificateChainErrors)
+        {
+            return false;
+        }
+
+        using var chain = new X509Chain();
+        chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
+        chain.ChainPolicy.CustomTrustStore.Add(trusted);
+        chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
+        using var server = new X509Certificate2(certificate);
+        return chain.Build(server);
+    }
 
     private async Task<ClientCall<TResponse>> StartCallAsync<TRequest, TResponse>(
         string method,
@@ -264,7 +297,7 @@ internal sealed class ClientCall<TResponse> : IAsyncDisposable
                 throw new RpcException(StatusCode.Internal, $"{_method}: the response ended inside a message header.");
             }
 
-            var length = GrpcProtocol.ReadFrameHeader(_header, _maxReceiveMessageSize, "response");
+            var length = GrpcProtocol.ReadFrameHeader(_header, _maxReceiveMessageSize, "response", StatusCode.Internal);
             var payload = System.Buffers.ArrayPool<byte>.Shared.Rent(length);
             try
             {

@@ -1,10 +1,11 @@
-using ServiceDescriptor = Google.Protobuf.Reflection.ServiceDescriptor;
+using ProtoServiceDescriptor = Google.Protobuf.Reflection.ServiceDescriptor;
 using IpcBench.GrpcLite.Health.V1;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
 using ReflectionV1 = IpcBench.GrpcLite.Reflection.V1;
 using ReflectionV1Alpha = IpcBench.GrpcLite.Reflection.V1Alpha;
 
@@ -27,6 +28,23 @@ public static class GrpcLiteServiceCollectionExtensions
         services.TryAddSingleton(sp => new ReflectionService(sp.GetRequiredService<GrpcLiteServer>().Registry));
         return services;
     }
+
+    /// <summary>
+    /// Requires <c>authorization: Bearer &lt;token&gt;</c> on every call but health (see <see cref="GrpcLiteBearerTokenOptions"/>);
+    /// calls without a valid token end UNAUTHENTICATED with a <c>www-authenticate</c> hint. Reflection is covered too:
+    /// the API's shape is nobody's business without the token, and grpcurl's <c>-H</c> sends it on reflection calls as well.
+    /// </summary>
+    public static OptionsBuilder<GrpcLiteBearerTokenOptions> AddGrpcLiteBearerToken(this IServiceCollection services, Action<GrpcLiteBearerTokenOptions>? configure = null)
+    {
+        var options = services.AddOptions<GrpcLiteBearerTokenOptions>();
+        if (configure is not null)
+        {
+            options.Configure(configure);
+        }
+
+        services.TryAddEnumerable(ServiceDescriptor.Singleton<IGrpcLiteCallFilter, BearerTokenFilter>());
+        return options;
+    }
 }
 
 public static class GrpcLiteEndpointRouteBuilderExtensions
@@ -37,7 +55,7 @@ public static class GrpcLiteEndpointRouteBuilderExtensions
     /// </summary>
     public static IEndpointConventionBuilder MapGrpcLiteService(
         this IEndpointRouteBuilder endpoints,
-        ServiceDescriptor service,
+        ProtoServiceDescriptor service,
         Action<GrpcLiteServiceBuilder> configure)
     {
         ArgumentNullException.ThrowIfNull(service);
@@ -45,7 +63,7 @@ public static class GrpcLiteEndpointRouteBuilderExtensions
         var server = GetServer(endpoints);
         var builder = new GrpcLiteServiceBuilder(service);
         configure(builder);
-        server.Registry.Add(service);
+        server.Registry.Add(service, builder.Listeners);
 
         var conventions = new List<IEndpointConventionBuilder>(builder.Methods.Count);
         foreach (var registration in builder.Methods)
@@ -61,26 +79,32 @@ public static class GrpcLiteEndpointRouteBuilderExtensions
         return new CompositeEndpointConventionBuilder(conventions);
     }
 
-    /// <summary>Maps grpc.reflection.v1 and v1alpha ServerReflection, which is how grpcurl works without .proto files.</summary>
-    public static IEndpointConventionBuilder MapGrpcLiteReflection(this IEndpointRouteBuilder endpoints)
+    /// <summary>
+    /// Maps grpc.reflection.v1 and v1alpha ServerReflection, which is how grpcurl works without .proto files. A listener
+    /// lists only the services it serves. <paramref name="listeners"/>: serve reflection only there (default: everywhere).
+    /// </summary>
+    public static IEndpointConventionBuilder MapGrpcLiteReflection(this IEndpointRouteBuilder endpoints, params string[] listeners)
     {
         var reflection = endpoints.ServiceProvider.GetRequiredService<ReflectionService>();
         var v1 = endpoints.MapGrpcLiteService(ReflectionV1.ReflectionReflection.Descriptor.Services[0], s => s
+            .OnlyOnListeners(listeners)
             .DuplexStreaming<ReflectionV1.ServerReflectionRequest, ReflectionV1.ServerReflectionResponse>("ServerReflectionInfo", reflection.RunV1Async));
         var v1Alpha = endpoints.MapGrpcLiteService(ReflectionV1Alpha.ReflectionReflection.Descriptor.Services[0], s => s
+            .OnlyOnListeners(listeners)
             .DuplexStreaming<ReflectionV1Alpha.ServerReflectionRequest, ReflectionV1Alpha.ServerReflectionResponse>("ServerReflectionInfo", reflection.RunV1AlphaAsync));
         return new CompositeEndpointConventionBuilder([v1, v1Alpha]);
     }
 
     /// <summary>
     /// Maps grpc.health.v1.Health. Statuses come from <see cref="GrpcLiteHealthService"/>; everything turns NOT_SERVING
-    /// when the host starts stopping.
+    /// when the host starts stopping. <paramref name="listeners"/>: serve health only there (default: everywhere).
     /// </summary>
-    public static IEndpointConventionBuilder MapGrpcLiteHealth(this IEndpointRouteBuilder endpoints)
+    public static IEndpointConventionBuilder MapGrpcLiteHealth(this IEndpointRouteBuilder endpoints, params string[] listeners)
     {
         var health = endpoints.ServiceProvider.GetRequiredService<GrpcLiteHealthService>();
         endpoints.ServiceProvider.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping.Register(health.SetAllNotServing);
         return endpoints.MapGrpcLiteService(HealthReflection.Descriptor.Services[0], s => s
+            .OnlyOnListeners(listeners)
             .Unary<HealthCheckRequest, HealthCheckResponse>("Check", health.CheckAsync)
             .ServerStreaming<HealthCheckRequest, HealthCheckResponse>("Watch", health.WatchAsync));
     }

@@ -11,6 +11,7 @@ namespace IpcBench.GrpcLite;
 internal sealed partial class GrpcLiteServer(
     IOptions<GrpcLiteServerOptions> options,
     IHostApplicationLifetime lifetime,
+    IEnumerable<IGrpcLiteCallFilter> filters,
     ILogger<GrpcLiteServer> logger)
 {
     // Beyond this CancelAfter overflows, and such a deadline is indistinguishable from none.
@@ -19,6 +20,8 @@ internal sealed partial class GrpcLiteServer(
     private readonly int _maxReceiveMessageSize = options.Value.MaxReceiveMessageSize > 0
         ? options.Value.MaxReceiveMessageSize
         : throw new OptionsValidationException(nameof(GrpcLiteServerOptions), typeof(GrpcLiteServerOptions), ["MaxReceiveMessageSize must be positive."]);
+
+    private readonly IGrpcLiteCallFilter[] _filters = [.. filters];
 
     public GrpcLiteServiceRegistry Registry { get; } = new();
 
@@ -60,6 +63,17 @@ internal sealed partial class GrpcLiteServer(
         var call = new ServerCall(httpContext, context, _maxReceiveMessageSize);
         try
         {
+            // Filters first: a caller they refuse learns nothing else, not even whether the method exists.
+            foreach (var filter in _filters)
+            {
+                await filter.OnCallAsync(context);
+            }
+
+            if (!Registry.IsServedOn(context.Service, context.Listener))
+            {
+                throw new RpcException(StatusCode.Unimplemented, $"Service {context.Service} is not served on this endpoint.");
+            }
+
             var encoding = request.Headers[GrpcProtocol.EncodingHeader].ToString();
             if (encoding.Length > 0 && encoding != "identity")
             {

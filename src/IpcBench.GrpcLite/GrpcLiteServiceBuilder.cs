@@ -20,6 +20,27 @@ public sealed class GrpcLiteServiceBuilder
 
     internal IReadOnlyList<MethodRegistration> Methods => _methods;
 
+    /// <summary>The listeners the service is confined to; empty: every listener.</summary>
+    internal IReadOnlySet<string> Listeners => _listeners;
+
+    private readonly HashSet<string> _listeners = new(StringComparer.Ordinal);
+
+    /// <summary>
+    /// Serves the service only on the named listeners (<see cref="GrpcLiteListenOptions.Name"/>): elsewhere its methods
+    /// answer UNIMPLEMENTED and reflection does not list it. Without this call the service is served on every listener.
+    /// </summary>
+    public GrpcLiteServiceBuilder OnlyOnListeners(params string[] listeners)
+    {
+        ArgumentNullException.ThrowIfNull(listeners);
+        foreach (var listener in listeners)
+        {
+            ArgumentException.ThrowIfNullOrEmpty(listener, nameof(listeners));
+            _listeners.Add(listener);
+        }
+
+        return this;
+    }
+
     public GrpcLiteServiceBuilder Unary<TRequest, TResponse>(string method, Func<TRequest, GrpcCallContext, Task<TResponse>> handler)
         where TRequest : class, IMessage<TRequest>, new()
         where TResponse : class, IMessage<TResponse>

@@ -7,9 +7,11 @@ internal sealed class GrpcLiteServiceRegistry
 {
     private readonly Lock _gate = new();
     private readonly List<ServiceDescriptor> _services = [];
+    private readonly Dictionary<string, IReadOnlySet<string>> _listeners = new(StringComparer.Ordinal);
     private DescriptorIndex? _index;
 
-    public void Add(ServiceDescriptor service)
+    /// <param name="listeners">The listeners that serve it; empty: every listener.</param>
+    public void Add(ServiceDescriptor service, IReadOnlySet<string> listeners)
     {
         lock (_gate)
         {
@@ -19,6 +21,7 @@ internal sealed class GrpcLiteServiceRegistry
             }
 
             _services.Add(service);
+            _listeners[service.FullName] = listeners.ToHashSet(StringComparer.Ordinal);
             _index = null;
         }
     }
@@ -28,6 +31,16 @@ internal sealed class GrpcLiteServiceRegistry
         lock (_gate)
         {
             return _services.Exists(s => s.FullName == serviceName);
+        }
+    }
+
+    /// <summary>Whether <paramref name="serviceName"/> is served on <paramref name="listener"/>; unknown services count as served (they answer UNIMPLEMENTED anyway).</summary>
+    public bool IsServedOn(string serviceName, string? listener)
+    {
+        lock (_gate)
+        {
+            return !_listeners.TryGetValue(serviceName, out var listeners) || listeners.Count == 0
+                || (listener is not null && listeners.Contains(listener));
         }
     }
 

@@ -17,6 +17,13 @@ internal static class GrpcProtocol
     public const int FrameHeaderSize = 5;
     public const int DefaultMaxMessageSize = 4 * 1024 * 1024;
 
+    /// <summary>The service of a method path: <c>ipcbench.v1.BenchControl</c> for <c>/ipcbench.v1.BenchControl/StartScenario</c>.</summary>
+    public static string ServiceOf(string methodPath)
+    {
+        var slash = methodPath.Length > 1 ? methodPath.IndexOf('/', 1) : -1;
+        return slash > 1 && methodPath[0] == '/' ? methodPath[1..slash] : "";
+    }
+
     /// <summary>application/grpc and application/grpc+proto, with or without parameters; not +json or other codecs.</summary>
     public static bool IsGrpcContentType(string? contentType)
     {
@@ -41,13 +48,17 @@ internal static class GrpcProtocol
     /// Reads one length-prefixed message's header from <paramref name="header"/> and returns its length,
     /// rejecting compression (never negotiated) and oversized messages before their bytes are buffered.
     /// </summary>
-    public static int ReadFrameHeader(ReadOnlySpan<byte> header, int maxMessageSize, string direction)
+    /// <param name="malformed">
+    /// The status for a frame the peer should never have sent: INTERNAL for a client reading a response (the server
+    /// broke the protocol), INVALID_ARGUMENT for a server reading a request (the caller's fault, nothing broke inside).
+    /// </param>
+    public static int ReadFrameHeader(ReadOnlySpan<byte> header, int maxMessageSize, string direction, StatusCode malformed)
     {
         if (header[0] != 0)
         {
             throw header[0] == 1
-                ? new RpcException(StatusCode.Unimplemented, $"Compressed {direction} messages are not supported; send them uncompressed (grpc-encoding: identity).")
-                : new RpcException(StatusCode.Internal, $"Invalid {direction} message flags 0x{header[0]:x2}.");
+                ? new RpcException(malformed, $"Compressed {direction} messages are not supported: no grpc-encoding was negotiated; send them uncompressed.")
+                : new RpcException(malformed, $"Invalid {direction} message flags 0x{header[0]:x2}.");
         }
 
         var length = BinaryPrimitives.ReadUInt32BigEndian(header[1..]);
@@ -59,12 +70,25 @@ internal static class GrpcProtocol
         return (int)length;
     }
 
-    public static int ReadFrameHeader(in ReadOnlySequence<byte> buffer, int maxMessageSize, string direction)
+    public static int ReadFrameHeader(in ReadOnlySequence<byte> buffer, int maxMessageSize, string direction, StatusCode malformed)
     {
         Span<byte> header = stackalloc byte[FrameHeaderSize];
         buffer.Slice(0, FrameHeaderSize).CopyTo(header);
-        return ReadFrameHeader(header, maxMessageSize, direction);
+        return ReadFrameHeader(header, maxMessageSize, direction, malformed);
     }
+
+    /// <summary>Status messages longer than this are cut; see <see cref="LimitMessage"/>.</summary>
+    public const int MaxStatusMessageLength = 2048;
+
+    /// <summary>
+    /// Cuts a status message to <see cref="MaxStatusMessageLength"/> characters. Messages often quote what the caller
+    /// sent, and a header as large as the request would exceed clients' header limits (HttpClient's is 64 KiB), which
+    /// they report as a broken connection, taking every other call on that connection down with it.
+    /// </summary>
+    public static string LimitMessage(string message) =>
+        message.Length <= MaxStatusMessageLength
+            ? message
+            : string.Concat(message.AsSpan(0, MaxStatusMessageLength), $"... ({message.Length - MaxStatusMessageLength} more characters)");
 
     /// <summary>Percent-encodes grpc-message as the spec requires: UTF-8, with '%' and bytes outside 0x20-0x7E escaped.</summary>
     public static string EncodeMessage(string message)

@@ -14,7 +14,7 @@ internal sealed class ReflectionService(GrpcLiteServiceRegistry registry)
     {
         await foreach (var request in requests.WithCancellation(context.CancellationToken))
         {
-            await responses.WriteAsync(Answer(request), context.CancellationToken);
+            await responses.WriteAsync(Answer(request, context.Listener), context.CancellationToken);
         }
     }
 
@@ -26,12 +26,13 @@ internal sealed class ReflectionService(GrpcLiteServiceRegistry registry)
     {
         await foreach (var request in requests.WithCancellation(context.CancellationToken))
         {
-            var answer = Answer(ReflectionV1.ServerReflectionRequest.Parser.ParseFrom(request.ToByteString()));
+            var answer = Answer(ReflectionV1.ServerReflectionRequest.Parser.ParseFrom(request.ToByteString()), context.Listener);
             await responses.WriteAsync(ReflectionV1Alpha.ServerReflectionResponse.Parser.ParseFrom(answer.ToByteString()), context.CancellationToken);
         }
     }
 
-    internal ReflectionV1.ServerReflectionResponse Answer(ReflectionV1.ServerReflectionRequest request)
+    /// <param name="listener">The listener asking: only the services it serves are listed.</param>
+    internal ReflectionV1.ServerReflectionResponse Answer(ReflectionV1.ServerReflectionRequest request, string? listener)
     {
         var index = registry.Index;
         var response = new ReflectionV1.ServerReflectionResponse { ValidHost = request.Host, OriginalRequest = request };
@@ -39,7 +40,9 @@ internal sealed class ReflectionService(GrpcLiteServiceRegistry registry)
         {
             case ReflectionV1.ServerReflectionRequest.MessageRequestOneofCase.ListServices:
                 var list = new ReflectionV1.ListServiceResponse();
-                foreach (var name in index.ServiceNames)
+                // Only the list is filtered: descriptors of other services are no secret (the .proto files are public),
+                // and looking symbols up by name still works wherever reflection is served.
+                foreach (var name in index.ServiceNames.Where(n => registry.IsServedOn(n, listener)))
                 {
                     list.Service.Add(new ReflectionV1.ServiceResponse { Name = name });
                 }

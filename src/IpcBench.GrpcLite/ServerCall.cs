@@ -17,15 +17,18 @@ internal sealed class ServerCall(HttpContext httpContext, GrpcCallContext contex
 
     private CancellationToken Token => Context.CancellationToken;
 
-    /// <summary>Reads the single request message of a unary or server-streaming call and checks the client sent nothing more.</summary>
+    /// <summary>
+    /// Reads the single request message of a unary or server-streaming call and checks the client sent nothing more.
+    /// A request that is not one well-formed message is the caller's mistake, so every such failure is INVALID_ARGUMENT.
+    /// </summary>
     public async ValueTask<T> ReadSingleMessageAsync<T>(MessageParser<T> parser)
         where T : class, IMessage<T>
     {
         var message = await ReadMessageAsync(parser)
-            ?? throw new RpcException(StatusCode.Internal, "The request ended without a message.");
+            ?? throw new RpcException(StatusCode.InvalidArgument, "The request ended without a message.");
         if (await ReadMessageAsync(parser) is not null)
         {
-            throw new RpcException(StatusCode.Internal, "The request carried more than one message for a method that takes one.");
+            throw new RpcException(StatusCode.InvalidArgument, "The request carried more than one message for a method that takes one.");
         }
 
         return message;
@@ -60,7 +63,7 @@ internal sealed class ServerCall(HttpContext httpContext, GrpcCallContext contex
                 int length;
                 try
                 {
-                    length = GrpcProtocol.ReadFrameHeader(buffer, maxReceiveMessageSize, "request");
+                    length = GrpcProtocol.ReadFrameHeader(buffer, maxReceiveMessageSize, "request", StatusCode.InvalidArgument);
                 }
                 catch
                 {
@@ -77,7 +80,7 @@ internal sealed class ServerCall(HttpContext httpContext, GrpcCallContext contex
                     }
                     catch (InvalidProtocolBufferException ex)
                     {
-                        throw new RpcException(StatusCode.Internal, $"Failed to deserialize the request message: {ex.Message}", ex);
+                        throw new RpcException(StatusCode.InvalidArgument, $"Failed to deserialize the request message: {ex.Message}", ex);
                     }
                     finally
                     {
@@ -91,7 +94,7 @@ internal sealed class ServerCall(HttpContext httpContext, GrpcCallContext contex
                 reader.AdvanceTo(buffer.End);
                 return buffer.IsEmpty
                     ? null
-                    : throw new RpcException(StatusCode.Internal, "The request ended in the middle of a message.");
+                    : throw new RpcException(StatusCode.InvalidArgument, "The request ended in the middle of a message.");
             }
 
             reader.AdvanceTo(buffer.Start, buffer.End);
@@ -156,7 +159,7 @@ internal sealed class ServerCall(HttpContext httpContext, GrpcCallContext contex
             response.Headers[GrpcProtocol.StatusHeader] = status;
             if (!string.IsNullOrEmpty(message))
             {
-                response.Headers[GrpcProtocol.MessageHeader] = GrpcProtocol.EncodeMessage(message);
+                response.Headers[GrpcProtocol.MessageHeader] = GrpcProtocol.EncodeMessage(GrpcProtocol.LimitMessage(message));
             }
 
             return;
@@ -165,7 +168,7 @@ internal sealed class ServerCall(HttpContext httpContext, GrpcCallContext contex
         response.AppendTrailer(GrpcProtocol.StatusHeader, status);
         if (!string.IsNullOrEmpty(message))
         {
-            response.AppendTrailer(GrpcProtocol.MessageHeader, GrpcProtocol.EncodeMessage(message));
+            response.AppendTrailer(GrpcProtocol.MessageHeader, GrpcProtocol.EncodeMessage(GrpcProtocol.LimitMessage(message)));
         }
     }
 

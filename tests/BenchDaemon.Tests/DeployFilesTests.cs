@@ -184,10 +184,11 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
             }
         }
 
-        // The daemon listens on every interface, on the ports published; every IpcBench__ setting is a real option.
+        // The daemon listens on every interface, on the ports published; every IpcBench__ setting is a real option, and
+        // the only other variable is the control token's.
         var environment = (YamlMappingNode)daemon["environment"];
         var settings = environment.Children.ToDictionary(e => e.Key.ToString(), e => e.Value.ToString());
-        AssertDaemonOptions(settings.Keys, "docker-compose.yml");
+        AssertDaemonOptions(settings.Keys.Where(k => k != ControlPlaneSecurity.TokenVariable), "docker-compose.yml");
         Assert.Equal("0.0.0.0:50051", settings["IpcBench__ControlAddress"]);
         Assert.Equal("0.0.0.0:9464", settings["IpcBench__MetricsAddress"]);
         Assert.Equal(["50051:50051", "9464:9464"], Ports(services, "daemon").Order());
@@ -200,6 +201,39 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
         var job = ((YamlSequenceNode)prometheus["scrape_configs"]).Children.OfType<YamlMappingNode>().Single(j => j["job_name"].ToString() == PrometheusServer.Job);
         var targets = ((YamlSequenceNode)((YamlMappingNode)((YamlSequenceNode)job["static_configs"]).Children[0])["targets"]).Children.Select(t => t.ToString()).ToList();
         Assert.Equal(["daemon:9464"], targets);
+    }
+
+    /// <summary>
+    /// The compose daemon listens on every interface, so it must be given a token, and compose must refuse to start
+    /// rather than hand it an empty one. Checked with the daemon's own validator, as it will judge these settings.
+    /// </summary>
+    [Fact]
+    public void DockerCompose_WiresTheControlToken_SoTheDaemonAcceptsItsNonLoopbackAddress()
+    {
+        var services = (YamlMappingNode)LoadYaml("docker-compose.yml")["services"];
+        var environment = (YamlMappingNode)((YamlMappingNode)services["daemon"])["environment"];
+        var settings = environment.Children.ToDictionary(e => e.Key.ToString(), e => e.Value.ToString());
+        var options = new DaemonOptions
+        {
+            ControlAddress = settings["IpcBench__ControlAddress"],
+            ControlTokenFile = settings.GetValueOrDefault("IpcBench__ControlTokenFile"),
+        };
+        Assert.False(ControlPlaneSecurity.IsLocalOnly(options.ControlAddress), "the compose daemon is meant to be reachable from the host");
+
+        var token = settings.GetValueOrDefault(ControlPlaneSecurity.TokenVariable);
+        Assert.True(token is not null || options.ControlTokenFile is not null,
+            $"docker-compose.yml: the daemon listens on {options.ControlAddress} but gets neither {ControlPlaneSecurity.TokenVariable} nor IpcBench__ControlTokenFile");
+        if (token is not null)
+        {
+            // ${VAR:?message}: compose stops with the message when the variable is unset or empty.
+            Assert.Matches(new Regex($@"^\$\{{{ControlPlaneSecurity.TokenVariable}:\?[^}}]+\}}$"), token);
+        }
+
+        var validator = new ControlPlaneOptionsValidator(() => token is null ? null : "interpolated-by-compose");
+        var result = validator.Validate(null, options);
+        Assert.True(result.Succeeded, result.FailureMessage);
+        var withoutToken = new ControlPlaneOptionsValidator(() => null).Validate(null, new DaemonOptions { ControlAddress = options.ControlAddress });
+        Assert.True(withoutToken.Failed, "the same address without a token must be refused");
     }
 
     [Fact]
@@ -237,6 +271,8 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
         Assert.Equal("0.0.0.0:50051", environment["IpcBench__ControlAddress"]);
         Assert.Equal("0.0.0.0:9464", environment["IpcBench__MetricsAddress"]);
         Assert.Matches(new Regex(@"^EXPOSE 50051 9464$", RegexOptions.Multiline), joined);
+        // 0.0.0.0 needs a token, and a token baked into an image is readable by everyone who can pull it: run time only.
+        Assert.DoesNotContain(lines, l => !l.TrimStart().StartsWith('#') && l.Contains(ControlPlaneSecurity.TokenVariable, StringComparison.Ordinal));
         Assert.Contains("native/iceoryx2-ipcbench/target/release/", joined, StringComparison.Ordinal);
     }
 
@@ -252,6 +288,16 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
         var options = new Regex(@"^Environment=(IpcBench__\w+)=", RegexOptions.Multiline).Matches(unit).Select(m => m.Groups[1].Value).ToList();
         Assert.Contains("IpcBench__MetricsAddress", options);
         AssertDaemonOptions(options, "ipcbench.service");
+
+        // The commented-out exposure example must work once uncommented: real options, and every %d/credential loaded.
+        var example = new Regex(@"^#Environment=(IpcBench__\w+)=", RegexOptions.Multiline).Matches(unit).Select(m => m.Groups[1].Value).ToList();
+        Assert.Contains("IpcBench__ControlTokenFile", example);
+        AssertDaemonOptions(example, "ipcbench.service (commented example)");
+        var loaded = new Regex(@"^#?LoadCredential=([\w-]+):", RegexOptions.Multiline).Matches(unit).Select(m => m.Groups[1].Value).ToHashSet();
+        foreach (Match used in new Regex(@"%d/([\w-]+)").Matches(unit))
+        {
+            Assert.Contains(used.Groups[1].Value, loaded);
+        }
 
         var analyze = new[] { "/usr/bin/systemd-analyze", "/bin/systemd-analyze" }.FirstOrDefault(File.Exists);
         if (analyze is null)

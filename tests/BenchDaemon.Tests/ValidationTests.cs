@@ -32,6 +32,10 @@ public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper outpu
         ["negative duration"] = ("spec.duration", Valid.With(s => s.Duration = new Duration { Seconds = -1 })),
         ["negative sub-second duration"] = ("spec.duration", Valid.With(s => s.Duration = new Duration { Nanos = -500_000_000 })),
         ["zero duration"] = ("spec.duration", Valid.With(s => s.Duration = new Duration())),
+        ["duration over a year"] = ("spec.duration", Valid.With(s => s.Duration = new Duration { Seconds = 366L * 24 * 3600 })),
+        // Beyond protobuf's own range (about 10,000 years) a Duration cannot even be converted; found by ControlPlaneFuzzTests.
+        ["duration beyond protobuf's range"] = ("spec.duration", Valid.With(s => s.Duration = new Duration { Seconds = long.MaxValue })),
+        ["warmup beyond protobuf's range"] = ("spec.warmup", Valid.With(s => s.Warmup = new Duration { Seconds = Duration.MaxSeconds + 1 })),
         ["negative warmup"] = ("spec.warmup", Valid.With(s => s.Warmup = new Duration { Seconds = -2 })),
         ["negative rate"] = ("spec.rate_per_publisher", Valid.With(s => s.RatePerPublisher = -1)),
         ["spin on named pipes"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "named-pipes"; s.WaitStrategy = WaitStrategy.Spin; })),
@@ -53,6 +57,18 @@ public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper outpu
         Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
         Assert.StartsWith(field + ": ", e.Detail, StringComparison.Ordinal);
         Assert.Equal(before, (await _daemon.ListScenariosAsync()).Count);
+    }
+
+    /// <summary>Refusals quote what was sent; a huge value must not become a status header too large for the client (found by ControlPlaneFuzzTests).</summary>
+    [Fact]
+    public async Task StartScenario_WithAHugeTransportName_IsInvalidArgument_WithABoundedMessage()
+    {
+        var e = await Assert.ThrowsAsync<RpcException>(() => _daemon.StartScenarioAsync(Valid.With(s => s.Transport = new string('x', 200_000))));
+
+        Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
+        Assert.StartsWith("spec.transport: ", e.Detail, StringComparison.Ordinal);
+        Assert.True(e.Detail.Length < 4096, $"{e.Detail.Length} characters");
+        Assert.NotEmpty(await _daemon.ListTransportsAsync());
     }
 
     [Fact]

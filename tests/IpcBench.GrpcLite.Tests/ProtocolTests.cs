@@ -16,6 +16,15 @@ public sealed class ProtocolTests(TestServerFixture fixture) : IClassFixture<Tes
         Assert.Equal(message, GrpcProtocol.DecodeMessage(encoded));
     }
 
+    [Fact]
+    public void GrpcMessage_IsCutToAHeaderClientsAccept()
+    {
+        var limited = GrpcProtocol.LimitMessage(new string('x', 100_000));
+
+        Assert.StartsWith(new string('x', GrpcProtocol.MaxStatusMessageLength) + "... (97952 more characters)", limited, StringComparison.Ordinal);
+        Assert.Equal("short", GrpcProtocol.LimitMessage("short"));
+    }
+
     [Theory]
     [InlineData("bad %zz escape")]
     [InlineData("trailing %4")]
@@ -82,14 +91,27 @@ public sealed class ProtocolTests(TestServerFixture fixture) : IClassFixture<Tes
         Assert.Equal(HttpStatusCode.NotFound, response.StatusCode);
     }
 
-    [Fact]
-    public async Task CompressedRequest_IsUnimplemented()
+    /// <summary>
+    /// A request body that is not exactly one well-formed message is the caller's mistake: INVALID_ARGUMENT, never
+    /// INTERNAL (which would claim the server broke) and never a dropped connection.
+    /// </summary>
+    [Theory]
+    [InlineData("compressed flag, no grpc-encoding", new byte[] { 1, 0, 0, 0, 0 }, "Compressed")]
+    [InlineData("unknown flag bits", new byte[] { 0x80, 0, 0, 0, 0 }, "flags 0x80")]
+    [InlineData("truncated message", new byte[] { 0, 0, 0, 0, 9, 1 }, "middle of a message")]
+    [InlineData("truncated header", new byte[] { 0, 0, 0 }, "middle of a message")]
+    [InlineData("no message", new byte[0], "without a message")]
+    [InlineData("two messages", new byte[] { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, "more than one message")]
+    [InlineData("invalid protobuf (bad wire type)", new byte[] { 0, 0, 0, 0, 2, 0x0f, 0x01 }, "deserialize")]
+    [InlineData("invalid protobuf (length past the end)", new byte[] { 0, 0, 0, 0, 2, 0x0a, 0x7f }, "deserialize")]
+    [InlineData("invalid protobuf (varint too long)", new byte[] { 0, 0, 0, 0, 11, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, "deserialize")]
+    public async Task MalformedRequest_IsInvalidArgument(string what, byte[] body, string detail)
     {
-        using var response = await PostHttp2("/grpclite.test.v1.TestService/Echo", "application/grpc", [1, 0, 0, 0, 0]);
+        using var response = await PostHttp2("/grpclite.test.v1.TestService/Echo", "application/grpc", body);
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
-        Assert.Equal("12", response.Headers.GetValues("grpc-status").Single());
-        Assert.Contains("Compressed", GrpcProtocol.DecodeMessage(response.Headers.GetValues("grpc-message").Single()));
+        Assert.True(response.Headers.GetValues("grpc-status").Single() == "3", what);
+        Assert.Contains(detail, GrpcProtocol.DecodeMessage(response.Headers.GetValues("grpc-message").Single()), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -99,14 +121,6 @@ public sealed class ProtocolTests(TestServerFixture fixture) : IClassFixture<Tes
 
         Assert.Equal("12", response.Headers.GetValues("grpc-status").Single());
         Assert.Equal("identity", response.Headers.GetValues("grpc-accept-encoding").Single());
-    }
-
-    [Fact]
-    public async Task TruncatedRequest_IsInternal()
-    {
-        using var response = await PostHttp2("/grpclite.test.v1.TestService/Echo", "application/grpc", [0, 0, 0, 0, 9, 1]);
-
-        Assert.Equal("13", response.Headers.GetValues("grpc-status").Single());
     }
 
     private async Task<HttpResponseMessage> PostHttp2(string path, string contentType, byte[]? body = null, params (string Name, string Value)[] headers)

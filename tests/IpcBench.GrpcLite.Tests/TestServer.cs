@@ -28,7 +28,8 @@ public sealed class TestServer : IAsyncDisposable
     /// <summary>host:port, the form grpcurl takes.</summary>
     public string HostPort { get; private set; } = "";
 
-    public string TcpAddress => $"http://{HostPort}";
+    /// <summary>http://host:port, or https:// when the server was started with a certificate.</summary>
+    public string TcpAddress { get; private set; } = "";
 
     public string SocketPath { get; }
 
@@ -48,8 +49,9 @@ public sealed class TestServer : IAsyncDisposable
     /// <summary>Completes when a handler saw its call's cancellation token fire for <paramref name="tag"/>.</summary>
     public Task CancellationObserved(string tag) => CancelledSource(tag).Task;
 
-    public static async Task<TestServer> StartAsync(Action<GrpcLiteServerOptions>? configure = null)
+    public static async Task<TestServer> StartAsync(Action<GrpcLiteServerOptions>? configure = null, TestServerSetup? setup = null)
     {
+        setup ??= new TestServerSetup();
         var socketPath = Path.Combine(Path.GetTempPath(), $"grpclite-{Guid.NewGuid():N}.sock");
         var logs = new CapturingLoggerProvider();
         var builder = WebApplication.CreateSlimBuilder();
@@ -58,16 +60,18 @@ public sealed class TestServer : IAsyncDisposable
         builder.Logging.SetMinimumLevel(LogLevel.Warning);
         builder.Logging.AddFilter("IpcBench.GrpcLite", LogLevel.Debug);
         builder.Services.AddGrpcLite(configure);
+        setup.Services?.Invoke(builder.Services);
         builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = TimeSpan.FromSeconds(5));
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
-            kestrel.ListenGrpcLite("http://127.0.0.1:0");
-            kestrel.ListenGrpcLite($"unix:{socketPath}");
+            kestrel.ListenGrpcLite("http://127.0.0.1:0", l => (l.Name, l.Certificate) = ("tcp", setup.Certificate));
+            kestrel.ListenGrpcLite($"unix:{socketPath}", l => l.Name = "unix");
         });
 
         var app = builder.Build();
         var server = new TestServer(app, socketPath, logs);
         app.MapGrpcLiteService(TestReflection.Descriptor.Services[0], svc => svc
+            .OnlyOnListeners(setup.TestServiceListeners)
             .Unary<EchoRequest, EchoResponse>("Echo", server.EchoAsync)
             .ServerStreaming<CountRequest, CountResponse>("Count", server.CountAsync)
             .Unary<ValidateRequest, ValidateResponse>("Validate", (req, _) => Task.FromResult(Validate(req)))
@@ -77,7 +81,9 @@ public sealed class TestServer : IAsyncDisposable
 
         await app.StartAsync();
         var addresses = app.Services.GetRequiredService<IServer>().Features.GetRequiredFeature<IServerAddressesFeature>().Addresses;
-        server.HostPort = addresses.Single(a => a.StartsWith("http://127.0.0.1:", StringComparison.Ordinal))["http://".Length..];
+        var scheme = setup.Certificate is null ? "http://" : "https://";
+        server.HostPort = addresses.Single(a => a.StartsWith(scheme + "127.0.0.1:", StringComparison.Ordinal))[scheme.Length..];
+        server.TcpAddress = scheme + server.HostPort;
         return server;
     }
 
@@ -170,6 +176,21 @@ public sealed class TestServer : IAsyncDisposable
             throw;
         }
     }
+}
+
+/// <summary>
+/// Variations of <see cref="TestServer"/>: its TCP listener is named "tcp" (TLS with <see cref="Certificate"/>), its unix
+/// socket listener "unix".
+/// </summary>
+public sealed class TestServerSetup
+{
+    /// <summary>More services, e.g. call filters.</summary>
+    public Action<Microsoft.Extensions.DependencyInjection.IServiceCollection>? Services { get; init; }
+
+    public System.Security.Cryptography.X509Certificates.X509Certificate2? Certificate { get; init; }
+
+    /// <summary>Listeners the test service is confined to; empty: every listener.</summary>
+    public string[] TestServiceListeners { get; init; } = [];
 }
 
 /// <summary>One server per test class; tests use unique tags so they never observe each other.</summary>

@@ -29,7 +29,7 @@ public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonO
         }
 
         var transport = transports.Find(spec.Transport)
-            ?? throw Invalid("spec.transport", $"'{spec.Transport}' is not a transport; one of: {known}");
+            ?? throw Invalid("spec.transport", $"'{Quote(spec.Transport)}' is not a transport; one of: {known}");
         if (transport.UnavailableReason is { } reason)
         {
             throw new RpcException(StatusCode.FailedPrecondition, $"spec.transport: '{transport.Id}' is not available on this machine: {reason}");
@@ -118,11 +118,14 @@ public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonO
             throw Invalid(field, $"must not be negative; got {value.Seconds}s {value.Nanos}ns");
         }
 
-        var span = value.ToTimeSpan();
-        if (span > MaxDuration)
+        // Checked on the seconds before converting: protobuf's own range (about 10,000 years) ends long before long's,
+        // and ToTimeSpan throws beyond it.
+        if (value.Seconds > (long)MaxDuration.TotalSeconds || value.ToTimeSpan() > MaxDuration)
         {
-            throw Invalid(field, $"must be at most {MaxDuration.TotalDays:0} days; got {span}");
+            throw Invalid(field, $"must be at most {MaxDuration.TotalDays:0} days; got {value.Seconds}s {value.Nanos}ns");
         }
+
+        var span = value.ToTimeSpan();
 
         if (!allowZero && span == TimeSpan.Zero)
         {
@@ -139,6 +142,9 @@ public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonO
             throw Invalid(field, $"must be {min}..{max}; got {value}");
         }
     }
+
+    /// <summary>Enough of a value the caller sent to recognise it; the rest would only bloat the status message.</summary>
+    private static string Quote(string value) => value.Length <= 64 ? value : string.Concat(value.AsSpan(0, 64), "...");
 
     private static RpcException Invalid(string field, string message) => new(StatusCode.InvalidArgument, $"{field}: {message}");
 }

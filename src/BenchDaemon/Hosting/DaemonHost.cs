@@ -31,6 +31,8 @@ public static class DaemonHost
             options.PostConfigure(overrides);
         }
 
+        builder.Services.AddSingleton<IValidateOptions<DaemonOptions>, ControlPlaneOptionsValidator>();
+        builder.Services.AddSingleton<ControlPlaneSecurity>();
         builder.Services.Configure<HostOptions>(host => host.ShutdownTimeout = TimeSpan.FromSeconds(5));
         builder.Services.AddSingleton(_ => TransportRegistry.CreateDefault());
         builder.Services.AddSingleton<RuntimeDirectory>();
@@ -43,14 +45,28 @@ public static class DaemonHost
         builder.Services.AddSingleton<BenchControlService>();
         builder.Services.AddSingleton<AgentLinkService>();
         builder.Services.AddGrpcLite();
+        // The token guards the control port only: agents prove themselves on their socket with per-agent tokens.
+        builder.Services.AddGrpcLiteBearerToken()
+            .Configure<ControlPlaneSecurity>((bearer, security) =>
+            {
+                bearer.Enabled = security.TokenRequired;
+                bearer.Token = security.Token;
+                bearer.Listeners.Add(ControlPlaneSecurity.ControlListener);
+                bearer.Realm = "ipcbench";
+            });
 
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             var daemon = kestrel.ApplicationServices.GetRequiredService<IOptions<DaemonOptions>>().Value;
             var runtime = kestrel.ApplicationServices.GetRequiredService<RuntimeDirectory>();
+            var security = kestrel.ApplicationServices.GetRequiredService<ControlPlaneSecurity>();
             if (!string.IsNullOrWhiteSpace(daemon.ControlAddress))
             {
-                kestrel.ListenGrpcLite(daemon.ControlAddress);
+                kestrel.ListenGrpcLite(daemon.ControlAddress, listen =>
+                {
+                    listen.Name = ControlPlaneSecurity.ControlListener;
+                    listen.Certificate = security.Certificate;
+                });
             }
 
             if (!string.IsNullOrWhiteSpace(daemon.MetricsAddress))
@@ -58,10 +74,13 @@ public static class DaemonHost
                 kestrel.ListenMetrics(daemon.MetricsAddress, daemon.ControlAddress);
             }
 
-            kestrel.ListenGrpcLite("unix:" + runtime.AgentSocketPath);
+            kestrel.ListenGrpcLite("unix:" + runtime.AgentSocketPath, listen => listen.Name = ControlPlaneSecurity.AgentListener);
         });
 
         var app = builder.Build();
+        // Kestrel creates the socket with the process umask; only the daemon's user (its agents) may connect. The 0700
+        // directory already keeps others out; this keeps the socket private even if the directory were ever opened up.
+        app.Lifetime.ApplicationStarted.Register(() => app.Services.GetRequiredService<RuntimeDirectory>().RestrictAgentSocket());
         app.UseIpcBenchMetrics();
         MapServices(app);
         return app;
@@ -71,8 +90,11 @@ public static class DaemonHost
     {
         var control = app.Services.GetRequiredService<BenchControlService>();
         // Every control-plane call is a server span (Telemetry.Traced); the agent link's reports are not traced.
+        // The control plane and reflection are served on the control port only, the agent link on the agents' private
+        // socket only; health answers on both.
         var service = BenchControl.Descriptor.FullName;
         app.MapGrpcLiteService(BenchControl.Descriptor, s => s
+            .OnlyOnListeners(ControlPlaneSecurity.ControlListener)
             .Unary<ListTransportsRequest, ListTransportsResponse>(nameof(control.ListTransports),
                 Telemetry.Traced<ListTransportsRequest, ListTransportsResponse>(service, nameof(control.ListTransports), control.ListTransports))
             .Unary<StartScenarioRequest, StartScenarioResponse>(nameof(control.StartScenario),
@@ -88,10 +110,11 @@ public static class DaemonHost
 
         var agents = app.Services.GetRequiredService<AgentLinkService>();
         app.MapGrpcLiteService(AgentLink.Descriptor, s => s
+            .OnlyOnListeners(ControlPlaneSecurity.AgentListener)
             .ServerStreaming<AttachRequest, AgentCommand>(nameof(agents.Attach), agents.Attach)
             .Unary<AgentReport, ReportAck>(nameof(agents.Report), agents.Report));
 
-        app.MapGrpcLiteReflection();
+        app.MapGrpcLiteReflection(ControlPlaneSecurity.ControlListener);
         app.MapGrpcLiteHealth();
         app.Services.GetRequiredService<GrpcLiteHealthService>()
             .SetStatus(BenchControl.Descriptor.FullName, IpcBench.GrpcLite.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving);

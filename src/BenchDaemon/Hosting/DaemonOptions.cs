@@ -7,8 +7,28 @@ public sealed class DaemonOptions
 {
     public const string SectionName = "IpcBench";
 
-    /// <summary>host:port of the gRPC control plane (h2c). Empty: no control port (the one-shot run uses this).</summary>
+    /// <summary>
+    /// host:port of the gRPC control plane (h2c, or TLS with <see cref="TlsCertificateFile"/>). Empty: no control port
+    /// (the one-shot run uses this). Any address but loopback requires a bearer token (<see cref="ControlTokenFile"/>).
+    /// </summary>
     public string ControlAddress { get; set; } = "127.0.0.1:50051";
+
+    /// <summary>
+    /// A file holding the control plane's bearer token (surrounding whitespace ignored; at least 16 characters). It
+    /// must not be readable by group or others (chmod 600). The alternative is the environment variable
+    /// IPCBENCH_CONTROL_TOKEN; not both. A token is not a setting like the others: it never goes on the command line,
+    /// where every local user could read it in the process list.
+    /// </summary>
+    public string? ControlTokenFile { get; set; }
+
+    /// <summary>Require the token on a loopback control address too (shared lab machines, tests). Off: loopback is open.</summary>
+    public bool RequireControlToken { get; set; }
+
+    /// <summary>PEM certificate (chain) for TLS on the control port; with <see cref="TlsKeyFile"/>. Unset: plain-text h2c.</summary>
+    public string? TlsCertificateFile { get; set; }
+
+    /// <summary>PEM private key (PKCS#8, PKCS#1 or SEC1, unencrypted) of <see cref="TlsCertificateFile"/>.</summary>
+    public string? TlsKeyFile { get; set; }
 
     /// <summary>
     /// host:port of the Prometheus endpoint (GET /metrics, HTTP/1.1, its own port). Empty: no metrics port (the one-shot

@@ -20,6 +20,9 @@ public sealed class RuntimeDirectory : IDisposable
         RemoveStaleDirectories(baseDirectory);
         Path = System.IO.Path.Combine(baseDirectory, Environment.ProcessId.ToString());
         Directory.CreateDirectory(Path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        // CreateDirectory leaves an existing directory as it is (a leftover of an earlier process with this pid, or one
+        // planted in a shared base directory). chmod only succeeds for the owner, so this also proves the directory ours.
+        File.SetUnixFileMode(Path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
         TransportEnvironment = new TransportEnvironment(Path, Environment.ProcessId);
         foreach (var transport in transports.All)
         {
@@ -39,6 +42,9 @@ public sealed class RuntimeDirectory : IDisposable
     public TransportEnvironment TransportEnvironment { get; }
 
     public string AgentSocketPath => System.IO.Path.Combine(Path, "agent.sock");
+
+    /// <summary>Makes the agent socket connectable by the daemon's user only (mode 0600), once Kestrel has created it.</summary>
+    public void RestrictAgentSocket() => File.SetUnixFileMode(AgentSocketPath, UnixFileMode.UserRead | UnixFileMode.UserWrite);
 
     private void RemoveStaleDirectories(string baseDirectory)
     {

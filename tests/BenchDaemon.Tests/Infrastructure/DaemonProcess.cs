@@ -24,7 +24,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
     private readonly OutputLog _output;
     private bool _disposed;
 
-    private DaemonProcess(Process process, OutputLog output, int port, int metricsPort, string runtimeBase)
+    private DaemonProcess(Process process, OutputLog output, int port, int metricsPort, string runtimeBase, DaemonSettings settings)
     {
         _process = process;
         _output = output;
@@ -32,8 +32,15 @@ internal sealed class DaemonProcess : IAsyncDisposable
         MetricsPort = metricsPort;
         RuntimeBase = runtimeBase;
         Address = $"127.0.0.1:{port}";
-        Channel = new GrpcLiteChannel(Address);
+        Settings = settings;
+        Channel = new GrpcLiteChannel(
+            (settings.TrustedCertificate is null ? "http://" : "https://") + Address,
+            settings.Token is { } token ? [new("authorization", $"Bearer {token}")] : null,
+            settings.TrustedCertificate);
     }
+
+    /// <summary>How this daemon was started.</summary>
+    public DaemonSettings Settings { get; }
 
     public int Pid => _process.Id;
 
@@ -66,7 +73,27 @@ internal sealed class DaemonProcess : IAsyncDisposable
     public static Task<DaemonProcess> StartAsync(params string[] configuration) => StartAsync(new Dictionary<string, string?>(), configuration);
 
     /// <summary>As <see cref="StartAsync(string[])"/>, with <paramref name="environment"/> set (null removes a variable).</summary>
-    public static async Task<DaemonProcess> StartAsync(IReadOnlyDictionary<string, string?> environment, params string[] configuration)
+    public static Task<DaemonProcess> StartAsync(IReadOnlyDictionary<string, string?> environment, params string[] configuration) =>
+        StartAsync(new DaemonSettings { Environment = environment, Configuration = configuration });
+
+    /// <summary>
+    /// Starts a daemon that is expected to refuse to start (bad configuration) and returns its exit code and output.
+    /// Fails if it serves instead.
+    /// </summary>
+    public static async Task<(int ExitCode, string Output)> StartExpectingRefusalAsync(DaemonSettings settings)
+    {
+        try
+        {
+            await using var daemon = await StartAsync(settings);
+            throw new Xunit.Sdk.XunitException($"The daemon started although it should have refused.\n{daemon.Output.Describe()}");
+        }
+        catch (DaemonExitedException e)
+        {
+            return (e.ExitCode, e.Output);
+        }
+    }
+
+    public static async Task<DaemonProcess> StartAsync(DaemonSettings settings)
     {
         if (!File.Exists(RepoLayout.DaemonExecutable))
         {
@@ -88,15 +115,17 @@ internal sealed class DaemonProcess : IAsyncDisposable
                 UseShellExecute = false,
                 WorkingDirectory = runtimeBase,
             };
-            foreach (var argument in (string[])["serve", "--listen", $"127.0.0.1:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
-                $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", .. configuration])
+            foreach (var argument in (string[])["serve", "--listen", $"{settings.ListenHost}:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
+                $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", .. settings.Configuration])
             {
                 start.ArgumentList.Add(argument);
             }
 
             // A test daemon must not tell the test runner's systemd (if any) that it is ready or stopping.
             start.Environment.Remove("NOTIFY_SOCKET");
-            foreach (var (name, value) in environment)
+            // An IPCBENCH_CONTROL_TOKEN of whoever runs the tests must not leak into daemons that did not ask for one.
+            start.Environment.Remove("IPCBENCH_CONTROL_TOKEN");
+            foreach (var (name, value) in settings.Environment)
             {
                 if (value is null)
                 {
@@ -109,7 +138,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
             }
 
             var process = output.Start(start);
-            var daemon = new DaemonProcess(process, output, port, metricsPort, runtimeBase);
+            var daemon = new DaemonProcess(process, output, port, metricsPort, runtimeBase, settings);
             try
             {
                 await daemon.WaitUntilServingAsync();
@@ -145,7 +174,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
             if (_process.HasExited)
             {
                 _process.WaitForExit();
-                throw new DaemonExitedException($"The daemon exited with code {_process.ExitCode} before it served.\n{_output.Describe()}");
+                throw new DaemonExitedException(_process.ExitCode, _output);
             }
 
             try
@@ -307,7 +336,32 @@ internal sealed class DaemonProcess : IAsyncDisposable
         }
     }
 
-    private sealed class DaemonExitedException(string message) : Exception(message);
+    private sealed class DaemonExitedException(int exitCode, OutputLog output)
+        : Exception($"The daemon exited with code {exitCode} before it served.\n{output.Describe()}")
+    {
+        public int ExitCode { get; } = exitCode;
+
+        public string Output { get; } = output.Text;
+    }
+}
+
+/// <summary>How a <see cref="DaemonProcess"/> is started beyond the defaults (free loopback ports, private runtime directory).</summary>
+internal sealed record DaemonSettings
+{
+    /// <summary>Arguments such as "--IpcBench:MaxPublishers=8", after the defaults so they win.</summary>
+    public IReadOnlyList<string> Configuration { get; init; } = [];
+
+    /// <summary>Environment variables to set (null removes one).</summary>
+    public IReadOnlyDictionary<string, string?> Environment { get; init; } = new Dictionary<string, string?>();
+
+    /// <summary>The host of --listen; the port is always a free one. Tests still connect over 127.0.0.1.</summary>
+    public string ListenHost { get; init; } = "127.0.0.1";
+
+    /// <summary>The bearer token <see cref="DaemonProcess.Channel"/> sends on every call.</summary>
+    public string? Token { get; init; }
+
+    /// <summary>Set when the daemon serves TLS: the channel speaks https and trusts this certificate.</summary>
+    public System.Security.Cryptography.X509Certificates.X509Certificate2? TrustedCertificate { get; init; }
 }
 
 /// <summary>Copies the daemon output of one test's lifetime into that test's output when the test ends.</summary>
