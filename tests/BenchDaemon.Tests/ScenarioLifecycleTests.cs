@@ -40,6 +40,22 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
     }
 
     [Fact]
+    public async Task StopRightAfterStart_EndsStopped_NotFailed_AndLeavesNoAgents()
+    {
+        var daemon = shared.Daemon;
+        var started = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 3, duration: null));
+        var stopped = await daemon.StopScenarioAsync(started.Id);
+
+        new ScenarioExpectations(stopped, daemon)
+            .Equal(ScenarioState.Stopped, stopped.State, "state after a stop while starting")
+            .Equal(string.Empty, stopped.Error, "error")
+            .That(stopped.EndedAt is not null, "ended_at is set")
+            .Verify();
+        await Poll.UntilAsync(() => daemon.Agents().Count == 0, TimeSpan.FromSeconds(10),
+            () => $"agents still running after the stop: {string.Join("; ", daemon.Agents())}\n{daemon.Output.Describe()}");
+    }
+
+    [Fact]
     public async Task AgentKilledMidRun_FailsTheScenarioNamingTheAgent_AndTheDaemonRunsTheNextOne()
     {
         await using var daemon = await DaemonProcess.StartAsync();

@@ -110,9 +110,17 @@ public sealed class ScenarioRun
             BeginPhase("start");
             _environment = await Task.Run(ProbeEnvironment).ConfigureAwait(false);
             BeginPhase("agents up");
-            await SetUpAsync().ConfigureAwait(false);
-            stoppedByUser = await MeasureAsync().ConfigureAwait(false);
-            await TearDownMeasurementAsync().ConfigureAwait(false);
+            if (await SetUpAsync().ConfigureAwait(false))
+            {
+                stoppedByUser = await MeasureAsync().ConfigureAwait(false);
+                await TearDownMeasurementAsync().ConfigureAwait(false);
+            }
+            else
+            {
+                // Stopped while starting: nothing was measured, and nothing failed either.
+                stoppedByUser = true;
+            }
+
             lock (_gate)
             {
                 _finalStats = BuildStats();
@@ -217,7 +225,8 @@ public sealed class ScenarioRun
         return info;
     }
 
-    private async Task SetUpAsync()
+    /// <summary>Creates publishers and subscribers and waits until all are ready; false when a stop came first.</summary>
+    private async Task<bool> SetUpAsync()
     {
         var transport = Spec.Transport;
         for (int p = 0; p < Spec.Publishers; p++)
@@ -271,7 +280,7 @@ public sealed class ScenarioRun
 
         if (first == _stopRequested.Task)
         {
-            throw new ScenarioFailureException("stopped before all subscribers were ready");
+            return false;
         }
 
         await allReady.ConfigureAwait(false);
@@ -279,6 +288,8 @@ public sealed class ScenarioRun
         {
             subscriber.Host.Start();
         }
+
+        return true;
     }
 
     /// <summary>Runs publishers until the duration is over (false) or a stop was requested (true).</summary>
