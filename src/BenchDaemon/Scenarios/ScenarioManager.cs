@@ -3,6 +3,7 @@ using System.Security.Cryptography;
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Persistence;
 using IpcBench.GrpcLite;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
@@ -16,6 +17,7 @@ public sealed class ScenarioManager(
     RuntimeDirectory runtime,
     AgentLauncher launcher,
     AgentDirectory agents,
+    IScenarioRecorder recorder,
     ILoggerFactory loggers) : IHostedLifecycleService
 {
     private readonly ConcurrentDictionary<string, ScenarioRun> _scenarios = new();
@@ -52,8 +54,9 @@ public sealed class ScenarioManager(
 
             // 12 hex digits: unique enough, and short enough for socket paths (108-byte limit).
             var id = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(6));
-            var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, _logger);
+            var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, recorder, _logger);
             _scenarios[id] = run;
+            recorder.Changed(run);
             _order.Enqueue(id);
             Interlocked.Increment(ref _started);
             Trim();
@@ -79,6 +82,9 @@ public sealed class ScenarioManager(
             ? run
             : throw new RpcException(StatusCode.NotFound, $"id: no scenario '{id}'");
     }
+
+    /// <summary>The scenario if this daemon holds it in memory (running, or finished and retained).</summary>
+    public ScenarioRun? Find(string id) => _scenarios.GetValueOrDefault(id);
 
     public IReadOnlyList<ScenarioRun> List() =>
         [.. _order.Select(id => _scenarios.GetValueOrDefault(id)).OfType<ScenarioRun>()];

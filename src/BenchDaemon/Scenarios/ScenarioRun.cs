@@ -4,6 +4,7 @@ using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Observability;
+using IpcBench.Daemon.Persistence;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
@@ -23,6 +24,7 @@ public sealed class ScenarioRun
     private readonly AgentLauncher _launcher;
     private readonly AgentDirectory _agents;
     private readonly ILogger _logger;
+    private readonly IScenarioRecorder _recorder;
     private readonly object _gate = new();
     private readonly TaskCompletionSource _stopRequested = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource<string> _failed = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -54,8 +56,10 @@ public sealed class ScenarioRun
     private Activity? _activity;
     private Activity? _phase;
 
-    public ScenarioRun(string id, ResolvedSpec spec, DaemonOptions options, RuntimeDirectory runtime, AgentLauncher launcher, AgentDirectory agents, ILogger logger)
+    public ScenarioRun(string id, ResolvedSpec spec, DaemonOptions options, RuntimeDirectory runtime, AgentLauncher launcher, AgentDirectory agents,
+        IScenarioRecorder recorder, ILogger logger)
     {
+        _recorder = recorder;
         Id = id;
         Spec = spec;
         _options = options;
@@ -500,6 +504,7 @@ public sealed class ScenarioRun
 
         _activity?.AddEvent(new ActivityEvent(state.ToString()));
         _logger.LogInformation("Scenario {ScenarioId} is {State}", Id, state);
+        _recorder.Changed(this);
     }
 
     private void Finish(ScenarioState state, string error)
@@ -510,6 +515,8 @@ public sealed class ScenarioRun
             _error = error;
             _endedAt = Timestamp.FromDateTime(DateTime.UtcNow);
         }
+
+        _recorder.Changed(this);
     }
 
     /// <summary>Latency recorded since the previous call, in a histogram reused from tick to tick (one thread calls this).</summary>
@@ -533,17 +540,21 @@ public sealed class ScenarioRun
     {
         var latency = TakeLatencyInterval();
         double rate = _subscribers.Sum(s => s.ReceiveRate);
+        var interval = new IntervalStats
+        {
+            Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
+            MessagesPerSecond = rate,
+            BytesPerSecond = rate * Spec.PayloadBytes,
+            Latency = StatsFormatting.ToLatency(latency, Spec.RoundTrip),
+        };
         lock (_gate)
         {
             _totalLatency.Add(latency);
-            _lastInterval = new IntervalStats
-            {
-                Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
-                MessagesPerSecond = rate,
-                BytesPerSecond = rate * Spec.PayloadBytes,
-                Latency = StatsFormatting.ToLatency(latency, Spec.RoundTrip),
-            };
+            _lastInterval = interval;
         }
+
+        // The series the database keeps: one point per tick, queued (never awaited) on this tick thread.
+        _recorder.Interval(this, interval);
     }
 
     /// <summary>The result as of now. Call under <see cref="_gate"/>.</summary>
@@ -653,6 +664,7 @@ public sealed class ScenarioRun
                 EndedAt = _endedAt,
                 Environment = _environment,
                 LastInterval = _lastInterval,
+                StorageError = _recorder.ErrorFor(Id) ?? string.Empty,
             };
             if (_finalStats is not null)
             {
