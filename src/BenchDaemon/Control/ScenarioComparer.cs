@@ -93,13 +93,15 @@ public static class ScenarioComparer
     public static MetricComparison Continuous(string metric, string unit, double baseline, double candidate, bool higherIsBetter, double thresholdPercent)
     {
         double ratio = baseline != 0 ? candidate / baseline : candidate == 0 ? 1 : double.PositiveInfinity;
-        double change = (ratio - 1) * 100;
+        double change = baseline != 0 ? (candidate - baseline) / baseline * 100 : (ratio - 1) * 100;
+        // Rounded for the verdict: a change of exactly the threshold must not tip over on the last bit of a double.
+        double rounded = Math.Round(change, 9);
         var verdict = ComparisonVerdict.Same;
-        if (change > thresholdPercent)
+        if (rounded > thresholdPercent)
         {
             verdict = higherIsBetter ? ComparisonVerdict.Improved : ComparisonVerdict.Regressed;
         }
-        else if (change < -thresholdPercent)
+        else if (rounded < -thresholdPercent)
         {
             verdict = higherIsBetter ? ComparisonVerdict.Regressed : ComparisonVerdict.Improved;
         }

@@ -57,9 +57,12 @@ public sealed class StoreWriter : IHostedService, IScenarioRecorder, IDisposable
     public Task StartAsync(CancellationToken cancellationToken)
     {
         Open(new ScenarioStore(Path));
-        _drain = Task.Factory.StartNew(DrainAsync, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default).Unwrap();
+        StartDrain();
         return Task.CompletedTask;
     }
+
+    internal void StartDrain() =>
+        _drain = Task.Factory.StartNew(DrainAsync, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default).Unwrap();
 
     /// <summary>Opens <paramref name="store"/> and does the start-up housekeeping; a failure leaves the daemon running without a database.</summary>
     internal void Open(ScenarioStore store)

@@ -10,9 +10,10 @@ using Xunit.Abstractions;
 namespace IpcBench.Daemon.Tests.Infrastructure;
 
 /// <summary>
-/// A real BenchDaemon process on a free loopback port (and a second one for /metrics) with a private runtime directory:
-/// started, waited for until it answers health checks, driven through gRPC, and on dispose stopped with SIGTERM and,
-/// failing that, killed with its whole process tree. Everything it prints is kept, for failure messages.
+/// A real BenchDaemon process on a free loopback port (and a second one for /metrics) with a private runtime directory
+/// and, unless the test brings its own, a scenario database of its own inside it (tests never see each other's
+/// scenarios): started, waited for until it answers health checks, driven through gRPC, and on dispose stopped with
+/// SIGTERM and, failing that, killed with its whole process tree. Everything it prints is kept, for failure messages.
 /// </summary>
 internal sealed class DaemonProcess : IAsyncDisposable
 {
@@ -22,15 +23,18 @@ internal sealed class DaemonProcess : IAsyncDisposable
 
     private readonly Process _process;
     private readonly OutputLog _output;
+    private readonly bool _ownsRuntimeBase;
     private bool _disposed;
 
-    private DaemonProcess(Process process, OutputLog output, int port, int metricsPort, string runtimeBase)
+    private DaemonProcess(Process process, OutputLog output, int port, int metricsPort, string runtimeBase, bool ownsRuntimeBase, string databasePath)
     {
         _process = process;
         _output = output;
+        _ownsRuntimeBase = ownsRuntimeBase;
         Port = port;
         MetricsPort = metricsPort;
         RuntimeBase = runtimeBase;
+        DatabasePath = databasePath;
         Address = $"127.0.0.1:{port}";
         Channel = new GrpcLiteChannel(Address);
     }
@@ -50,6 +54,9 @@ internal sealed class DaemonProcess : IAsyncDisposable
     /// <summary>The IpcBench:RuntimeDirectory passed to the daemon; it keeps its sockets in <see cref="RuntimeDirectory"/>.</summary>
     public string RuntimeBase { get; }
 
+    /// <summary>IpcBench:DatabasePath: the test's own file, or one inside <see cref="RuntimeBase"/> removed with it.</summary>
+    public string DatabasePath { get; }
+
     /// <summary>BASE/PID: the daemon's own directory, which it must remove when it stops.</summary>
     public string RuntimeDirectory => Path.Combine(RuntimeBase, Pid.ToString());
 
@@ -66,8 +73,17 @@ internal sealed class DaemonProcess : IAsyncDisposable
     public static Task<DaemonProcess> StartAsync(params string[] configuration) => StartAsync(new Dictionary<string, string?>(), configuration);
 
     /// <summary>As <see cref="StartAsync(string[])"/>, with <paramref name="environment"/> set (null removes a variable).</summary>
-    public static async Task<DaemonProcess> StartAsync(IReadOnlyDictionary<string, string?> environment, params string[] configuration)
+    public static Task<DaemonProcess> StartAsync(IReadOnlyDictionary<string, string?> environment, params string[] configuration) =>
+        StartAsync(new DaemonSetup { Environment = environment, Configuration = configuration });
+
+    /// <summary>
+    /// A daemon on <see cref="DaemonSetup.RuntimeBase"/> and <see cref="DaemonSetup.DatabasePath"/> when given (the test
+    /// owns and removes them; a second daemon on the same ones is "the daemon restarted"), else on fresh private ones.
+    /// </summary>
+    public static async Task<DaemonProcess> StartAsync(DaemonSetup setup)
     {
+        var environment = setup.Environment;
+        var configuration = setup.Configuration;
         if (!File.Exists(RepoLayout.DaemonExecutable))
         {
             throw new FileNotFoundException($"The daemon was not built at {RepoLayout.DaemonExecutable}; build the solution ({RepoLayout.Configuration}).");
@@ -78,8 +94,9 @@ internal sealed class DaemonProcess : IAsyncDisposable
         {
             int port = FreeLoopbackPort();
             int metricsPort = FreeLoopbackPort();
-            var runtimeBase = Path.Combine(Path.GetTempPath(), "ipcbench-tests", Guid.NewGuid().ToString("N")[..10]);
+            var runtimeBase = setup.RuntimeBase ?? Path.Combine(Path.GetTempPath(), "ipcbench-tests", Guid.NewGuid().ToString("N")[..10]);
             Directory.CreateDirectory(runtimeBase);
+            var databasePath = setup.DatabasePath ?? Path.Combine(runtimeBase, "scenarios.db");
             var output = new OutputLog();
             var start = new ProcessStartInfo(RepoLayout.DaemonExecutable)
             {
@@ -89,7 +106,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
                 WorkingDirectory = runtimeBase,
             };
             foreach (var argument in (string[])["serve", "--listen", $"127.0.0.1:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
-                $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", .. configuration])
+                $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", $"--IpcBench:DatabasePath={databasePath}", .. configuration])
             {
                 start.ArgumentList.Add(argument);
             }
@@ -109,7 +126,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
             }
 
             var process = output.Start(start);
-            var daemon = new DaemonProcess(process, output, port, metricsPort, runtimeBase);
+            var daemon = new DaemonProcess(process, output, port, metricsPort, runtimeBase, setup.RuntimeBase is null, databasePath);
             try
             {
                 await daemon.WaitUntilServingAsync();
@@ -189,6 +206,15 @@ internal sealed class DaemonProcess : IAsyncDisposable
     public async Task<IReadOnlyList<Scenario>> ListScenariosAsync() =>
         [.. (await CallAsync<ListScenariosRequest, ListScenariosResponse>("ListScenarios", new())).Scenarios];
 
+    public Task<ListScenariosResponse> ListScenariosAsync(ListScenariosRequest request) =>
+        CallAsync<ListScenariosRequest, ListScenariosResponse>("ListScenarios", request);
+
+    public Task<ExportScenariosResponse> ExportScenariosAsync(ExportScenariosRequest request) =>
+        CallAsync<ExportScenariosRequest, ExportScenariosResponse>("ExportScenarios", request);
+
+    public Task<CompareScenariosResponse> CompareScenariosAsync(CompareScenariosRequest request) =>
+        CallAsync<CompareScenariosRequest, CompareScenariosResponse>("CompareScenarios", request);
+
     public IAsyncEnumerable<Scenario> WatchScenarioAsync(string id, CancellationToken cancellationToken = default) =>
         Channel.ServerStreamingAsync(Service + "WatchScenario", new WatchScenarioRequest { Id = id }, Scenario.Parser, cancellationToken);
 
@@ -251,6 +277,14 @@ internal sealed class DaemonProcess : IAsyncDisposable
         }
     }
 
+    /// <summary>SIGKILL to the daemon alone, as a crash would: its agents are left to notice by themselves.</summary>
+    public async Task KillAsync()
+    {
+        ProcessTree.Signal(Pid, ProcessTree.SigKill);
+        using var wait = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        await _process.WaitForExitAsync(wait.Token);
+    }
+
     public int ExitCode => _process.ExitCode;
 
     /// <summary>Until disposed, everything the daemon prints from now on also goes to the test's output (shown when it fails).</summary>
@@ -297,17 +331,35 @@ internal sealed class DaemonProcess : IAsyncDisposable
             // Also drains the output readers, so the log is complete.
             _process.WaitForExit(TimeSpan.FromSeconds(10));
             _process.Dispose();
-            try
+            if (_ownsRuntimeBase)
             {
-                Directory.Delete(RuntimeBase, recursive: true);
-            }
-            catch (DirectoryNotFoundException)
-            {
+                try
+                {
+                    // The default database (and its -wal/-shm) lives in here too.
+                    Directory.Delete(RuntimeBase, recursive: true);
+                }
+                catch (DirectoryNotFoundException)
+                {
+                }
             }
         }
     }
 
     private sealed class DaemonExitedException(string message) : Exception(message);
+}
+
+/// <summary>How to start a <see cref="DaemonProcess"/>; everything optional.</summary>
+internal sealed record DaemonSetup
+{
+    public IReadOnlyDictionary<string, string?> Environment { get; init; } = new Dictionary<string, string?>();
+
+    public IReadOnlyList<string> Configuration { get; init; } = [];
+
+    /// <summary>A runtime directory base the test owns (and removes); null: a fresh one the daemon object removes.</summary>
+    public string? RuntimeBase { get; init; }
+
+    /// <summary>A database file the test owns (and removes); null: one inside the runtime directory base.</summary>
+    public string? DatabasePath { get; init; }
 }
 
 /// <summary>Copies the daemon output of one test's lifetime into that test's output when the test ends.</summary>
