@@ -88,6 +88,20 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         Assert.True(record.Series.Count >= 1, export.Content);
         Assert.Equal(uds, record.Scenario);
 
+        // Watching or stopping a stored scenario answers with it, as for a finished live one.
+        var watched = new List<Scenario>();
+        await foreach (var snapshot in second.WatchScenarioAsync(channels.Id))
+        {
+            watched.Add(snapshot);
+        }
+
+        Assert.Equal(channels, Assert.Single(watched));
+        Assert.Equal(stopped, await second.StopScenarioAsync(stopped.Id));
+
+        var unknownExport = await Assert.ThrowsAsync<RpcException>(() => second.ExportScenariosAsync(new ExportScenariosRequest { Ids = { uds.Id, "000000000000" } }));
+        Assert.Equal(StatusCode.NotFound, unknownExport.StatusCode);
+        Assert.Equal("ids[1]: no scenario '000000000000'", unknownExport.Detail);
+
         var invalid = await Assert.ThrowsAsync<RpcException>(() => second.ListScenariosAsync(new ListScenariosRequest { PageSize = 5000 }));
         Assert.Equal(StatusCode.InvalidArgument, invalid.StatusCode);
         Assert.Equal("page_size: must be 1..1000, or 0 for 100; got 5000", invalid.Detail);

@@ -71,20 +71,36 @@ public sealed class StoreWriter : IHostedService, IScenarioRecorder, IDisposable
         {
             store.Initialize();
             Store = store;
-            var orphans = store.FailOrphans(ProcessIdentity.IsAlive, DateTime.UtcNow);
-            foreach (var id in orphans)
+        }
+        catch (Exception e)
+        {
+            UnavailableReason = $"database {store.Path} cannot be opened: {e.Message}";
+            _logger.LogError(e, "Scenario database {DatabasePath} cannot be opened; results will not survive a restart", store.Path);
+            return;
+        }
+
+        // Housekeeping that fails (e.g. another daemon holds the write lock for longer than the busy timeout) is
+        // retried at the next start; the database stays in use meanwhile.
+        try
+        {
+            foreach (var id in store.FailOrphans(ProcessIdentity.IsAlive, DateTime.UtcNow))
             {
                 _logger.LogWarning("Scenario {ScenarioId} was still running when its daemon stopped; marked FAILED: {Error}", id, ScenarioStore.DaemonRestartedError);
             }
+        }
+        catch (Exception e)
+        {
+            _logger.LogError(e, "Marking the scenarios of dead daemons as failed in {DatabasePath} failed", store.Path);
+        }
 
-            ApplyRetention();
+        ApplyRetention();
+        try
+        {
             _logger.LogInformation("Scenario database {DatabasePath}: {Count} scenarios", store.Path, store.Count());
         }
         catch (Exception e)
         {
-            Store = null;
-            UnavailableReason = $"database {store.Path} cannot be opened: {e.Message}";
-            _logger.LogError(e, "Scenario database {DatabasePath} cannot be opened; results will not survive a restart", store.Path);
+            _logger.LogWarning(e, "Counting the scenarios in {DatabasePath} failed", store.Path);
         }
     }
 
