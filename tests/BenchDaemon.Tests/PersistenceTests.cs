@@ -87,6 +87,8 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         var record = Assert.Single(JsonParser.Default.Parse<ScenarioExport>(export.Content).Scenarios);
         Assert.True(record.Series.Count >= 1, export.Content);
         Assert.Equal(uds, record.Scenario);
+        // uds subscribers are agents: both roles' CPU is in the series (the daemon's publisher spins or blocks, never 0 s).
+        Assert.All(record.Series, p => Assert.True(p.DaemonCpuPercent > 0 && p.AgentsCpuPercent >= 0, p.ToString()));
 
         // Watching or stopping a stored scenario answers with it, as for a finished live one.
         var watched = new List<Scenario>();

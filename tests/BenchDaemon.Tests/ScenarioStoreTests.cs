@@ -318,6 +318,8 @@ public sealed class ScenarioStoreTests : IDisposable
             Max = new Duration { Seconds = 1, Nanos = 5 },
             Mean = new Duration { Nanos = 1200 },
         },
+        DaemonCpuPercent = 50 + second,
+        AgentsCpuPercent = 80.5,
     };
 
     private static object? Scalar(SqliteConnection connection, string sql, SqliteTransaction? transaction = null)

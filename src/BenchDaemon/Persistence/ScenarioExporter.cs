@@ -50,6 +50,7 @@ public static class ScenarioExporter
     [
         "scenario_id", "elapsed_seconds", "messages_per_second", "bytes_per_second", "latency_kind", "latency_samples",
         "latency_min_ns", "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns", "latency_mean_ns",
+        "daemon_cpu_percent", "agents_cpu_percent",
     ];
 
     public static string SummaryCsv(IReadOnlyList<ScenarioRecord> records)
@@ -102,6 +103,7 @@ public static class ScenarioExporter
                     record.Scenario?.Id ?? string.Empty, Seconds(point.Elapsed), Number(point.MessagesPerSecond), Number(point.BytesPerSecond),
                     EnumName(latency.Kind), Int(latency.Samples), Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99),
                     Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
+                    Number(point.DaemonCpuPercent), Number(point.AgentsCpuPercent),
                 ]);
             }
         }

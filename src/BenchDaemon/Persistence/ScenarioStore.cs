@@ -101,6 +101,8 @@ public sealed class ScenarioStore
                     p999_ns INTEGER NOT NULL,
                     max_ns INTEGER NOT NULL,
                     mean_ns INTEGER NOT NULL,
+                    daemon_cpu_percent REAL NOT NULL,
+                    agents_cpu_percent REAL NOT NULL,
                     PRIMARY KEY (scenario_id, elapsed_ns)
                 ) WITHOUT ROWID;
                 """, transaction);
@@ -136,11 +138,12 @@ public sealed class ScenarioStore
         point.Transaction = transaction;
         point.CommandText = """
             INSERT OR REPLACE INTO series (scenario_id, elapsed_ns, messages_per_second, bytes_per_second, latency_kind, samples,
-                min_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns)
-            VALUES ($id, $elapsed, $mps, $bps, $kind, $samples, $min, $p50, $p90, $p99, $p999, $max, $mean);
+                min_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns, daemon_cpu_percent, agents_cpu_percent)
+            VALUES ($id, $elapsed, $mps, $bps, $kind, $samples, $min, $p50, $p90, $p99, $p999, $max, $mean, $daemon_cpu, $agents_cpu);
             """;
-        var pointParameters = new[] { "$id", "$elapsed", "$mps", "$bps", "$kind", "$samples", "$min", "$p50", "$p90", "$p99", "$p999", "$max", "$mean" }
-            .Select(name => point.Parameters.Add(name, name is "$mps" or "$bps" ? SqliteType.Real : name == "$id" ? SqliteType.Text : SqliteType.Integer))
+        var pointParameters = new[] { "$id", "$elapsed", "$mps", "$bps", "$kind", "$samples", "$min", "$p50", "$p90", "$p99", "$p999", "$max", "$mean", "$daemon_cpu", "$agents_cpu" }
+            .Select(name => point.Parameters.Add(name, name is "$mps" or "$bps" or "$daemon_cpu" or "$agents_cpu" ? SqliteType.Real
+                : name == "$id" ? SqliteType.Text : SqliteType.Integer))
             .ToArray();
 
         long now = ToMicros(DateTime.UtcNow);
@@ -165,6 +168,7 @@ public sealed class ScenarioStore
                 [
                     write.ScenarioId, Nanos(interval.Elapsed), interval.MessagesPerSecond, interval.BytesPerSecond, (int)latency.Kind, (long)latency.Samples,
                     Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99), Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
+                    interval.DaemonCpuPercent, interval.AgentsCpuPercent,
                 ];
                 for (int i = 0; i < values.Length; i++)
                 {
@@ -247,7 +251,8 @@ public sealed class ScenarioStore
         using var connection = Open();
         using var command = connection.CreateCommand();
         command.CommandText = """
-            SELECT elapsed_ns, messages_per_second, bytes_per_second, latency_kind, samples, min_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns
+            SELECT elapsed_ns, messages_per_second, bytes_per_second, latency_kind, samples, min_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns,
+                daemon_cpu_percent, agents_cpu_percent
             FROM series WHERE scenario_id = $id ORDER BY elapsed_ns;
             """;
         command.Parameters.AddWithValue("$id", id);
@@ -272,6 +277,8 @@ public sealed class ScenarioStore
                     Max = StatsFormatting.Nanoseconds(reader.GetInt64(10)),
                     Mean = StatsFormatting.Nanoseconds(reader.GetInt64(11)),
                 },
+                DaemonCpuPercent = reader.GetDouble(12),
+                AgentsCpuPercent = reader.GetDouble(13),
             });
         }
 

@@ -51,6 +51,8 @@ public sealed class ScenarioRun
     private ProcessMetrics.Sample? _daemonAtStart;
     private ProcessMetrics.Sample? _daemonAtEnd;
     private long _startedNs;
+    private ProcessMetrics.Sample _tickDaemon;
+    private double _tickAgentsCpuSeconds;
     private int _endpointsDisposed;
     private ScenarioMetricsSnapshot? _finalMetrics;
     private Activity? _activity;
@@ -290,6 +292,8 @@ public sealed class ScenarioRun
         long nowNs = MonotonicClock.NowNs();
         long warmupNs = Spec.Warmup.Ticks * 100;
         _startedNs = nowNs;
+        _tickDaemon = ProcessMetrics.Take();
+        _tickAgentsCpuSeconds = AgentsCpuSeconds();
         _measureFromNs = nowNs + warmupNs;
         _window.Start(_measureFromNs);
         foreach (var subscriber in _subscribers)
@@ -540,13 +544,21 @@ public sealed class ScenarioRun
     {
         var latency = TakeLatencyInterval();
         double rate = _subscribers.Sum(s => s.ReceiveRate);
+        var daemon = ProcessMetrics.Take();
+        double agentsCpu = AgentsCpuSeconds();
+        double seconds = (daemon.TakenAtNs - _tickDaemon.TakenAtNs) / 1e9;
         var interval = new IntervalStats
         {
             Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
             MessagesPerSecond = rate,
             BytesPerSecond = rate * Spec.PayloadBytes,
             Latency = StatsFormatting.ToLatency(latency, Spec.RoundTrip),
+            DaemonCpuPercent = ProcessMetrics.CpuPercent(_tickDaemon, daemon),
+            // Agents report once a second on their own clock: a tick may see one report more or fewer than the last.
+            AgentsCpuPercent = seconds > 0 ? Math.Max(0, agentsCpu - _tickAgentsCpuSeconds) / seconds * 100 : 0,
         };
+        _tickDaemon = daemon;
+        _tickAgentsCpuSeconds = agentsCpu;
         lock (_gate)
         {
             _totalLatency.Add(latency);
@@ -556,6 +568,9 @@ public sealed class ScenarioRun
         // The series the database keeps: one point per tick, queued (never awaited) on this tick thread.
         _recorder.Interval(this, interval);
     }
+
+    /// <summary>CPU seconds of every agent since it started, as last reported; 0 in-process.</summary>
+    private double AgentsCpuSeconds() => _subscribers.Sum(s => s.LatestProcessSample?.CpuSeconds ?? 0);
 
     /// <summary>The result as of now. Call under <see cref="_gate"/>.</summary>
     private ScenarioStats BuildStats()
