@@ -32,6 +32,68 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
         Assert.Contains("ipcbench.v1.BenchControl is a service", stdout);
         Assert.Contains("rpc StartScenario ( .ipcbench.v1.StartScenarioRequest ) returns ( .ipcbench.v1.StartScenarioResponse );", stdout);
         Assert.Contains("rpc WatchScenario ( .ipcbench.v1.WatchScenarioRequest ) returns ( stream .ipcbench.v1.Scenario );", stdout);
+        Assert.Contains("rpc ExportScenarios ( .ipcbench.v1.ExportScenariosRequest ) returns ( .ipcbench.v1.ExportScenariosResponse );", stdout);
+        Assert.Contains("rpc CompareScenarios ( .ipcbench.v1.CompareScenariosRequest ) returns ( .ipcbench.v1.CompareScenariosResponse );", stdout);
+    }
+
+    /// <summary>README's export and compare commands: JSON and CSV documents, then two runs compared.</summary>
+    [GrpcurlFact]
+    public async Task ExportScenarios_AsJsonAndCsv_AndCompareScenarios_AsTheReadmeShowsThem()
+    {
+        var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(1)).With(s => s.RatePerPublisher = 20_000);
+        var first = await _daemon.RunScenarioAsync(spec);
+        var second = await _daemon.RunScenarioAsync(spec);
+
+        string content;
+        using (var json = JsonDocument.Parse(await GrpcurlAsync(["-d", $$"""{"ids":["{{first.Id}}","{{second.Id}}"],"format":"EXPORT_FORMAT_JSON"}"""],
+            "ipcbench.v1.BenchControl/ExportScenarios")))
+        {
+            Assert.Equal("application/json", json.RootElement.GetProperty("content_type").GetString());
+            Assert.Equal(2, json.RootElement.GetProperty("scenario_count").GetInt32());
+            content = json.RootElement.GetProperty("content").GetString()!;
+        }
+
+        var export = Google.Protobuf.JsonParser.Default.Parse<ScenarioExport>(content);
+        Assert.Equal([first.Id, second.Id], export.Scenarios.Select(r => r.Scenario.Id));
+        Assert.Equal(first.Stats, export.Scenarios[0].Scenario.Stats);
+        Assert.Equal(first.Environment, export.Scenarios[0].Scenario.Environment);
+        Assert.All(export.Scenarios, r => Assert.True(r.Series.Count >= 1, r.ToString()));
+        // Proto field names and zeros written out, as grpcurl prints messages.
+        Assert.Contains("\"messages_lost\": \"0\"", content, StringComparison.Ordinal);
+
+        using (var csv = JsonDocument.Parse(await GrpcurlAsync(["-d", $$"""{"ids":["{{first.Id}}"],"format":"EXPORT_FORMAT_CSV"}"""],
+            "ipcbench.v1.BenchControl/ExportScenarios")))
+        {
+            Assert.Equal("text/csv", csv.RootElement.GetProperty("content_type").GetString());
+            var summary = CsvTable.Parse(csv.RootElement.GetProperty("content").GetString()!);
+            var row = Assert.Single(summary.Rows);
+            Assert.Equal(first.Id, summary.Get(row, "id"));
+            Assert.Equal("uds", summary.Get(row, "transport"));
+            Assert.Equal(first.Stats.MessagesReceived.ToString(System.Globalization.CultureInfo.InvariantCulture), summary.Get(row, "messages_received"));
+            var series = CsvTable.Parse(csv.RootElement.GetProperty("series_content").GetString()!);
+            Assert.Equal(export.Scenarios[0].Series.Count, series.Rows.Count);
+            Assert.All(series.Rows, r => Assert.Equal(first.Id, series.Get(r, "scenario_id")));
+        }
+
+        // Filters instead of ids: this daemon's uds scenarios, newest first, one to a page.
+        using (var page = JsonDocument.Parse(await GrpcurlAsync(["-d", """{"transport":"uds","page_size":1,"format":"EXPORT_FORMAT_CSV"}"""],
+            "ipcbench.v1.BenchControl/ExportScenarios")))
+        {
+            Assert.Equal(second.Id, CsvTable.Parse(page.RootElement.GetProperty("content").GetString()!).Rows.Single()[0]);
+            Assert.False(string.IsNullOrEmpty(page.RootElement.GetProperty("next_page_token").GetString()));
+        }
+
+        using var compare = JsonDocument.Parse(await GrpcurlAsync(
+            ["-d", $$"""{"baseline_id":"{{first.Id}}","candidate_id":"{{second.Id}}","threshold_percent":10}"""],
+            "ipcbench.v1.BenchControl/CompareScenarios"));
+        var root = compare.RootElement;
+        Assert.Contains(root.GetProperty("verdict").GetString(), (string[])["COMPARISON_VERDICT_SAME", "COMPARISON_VERDICT_IMPROVED", "COMPARISON_VERDICT_REGRESSED"]);
+        Assert.Equal(10, root.GetProperty("threshold_percent").GetDouble());
+        var metrics = root.GetProperty("metrics").EnumerateArray().Select(m => m.GetProperty("metric").GetString()).ToList();
+        Assert.Contains("messages_per_second", metrics);
+        Assert.Contains("latency_p99", metrics);
+        Assert.Contains("cpu_per_message_agent", metrics);
+        Assert.Contains("messages_lost", metrics);
     }
 
     [GrpcurlFact]

@@ -314,7 +314,8 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
             UseShellExecute = false,
         };
         foreach (var argument in (string[])["run", "--transports", "uds", "--payloads", "64", "--duration", "1500ms", "--warmup", "0s",
-            "--out", Path.Combine(directory, "out"), $"--IpcBench:RuntimeDirectory={Path.Combine(directory, "runtime")}", $"--IpcBench:MetricsAddress=127.0.0.1:{port}"])
+            "--out", Path.Combine(directory, "out"), $"--IpcBench:RuntimeDirectory={Path.Combine(directory, "runtime")}", $"--IpcBench:MetricsAddress=127.0.0.1:{port}",
+            $"--IpcBench:DatabasePath={Path.Combine(directory, "scenarios.db")}"])
         {
             start.ArgumentList.Add(argument);
         }

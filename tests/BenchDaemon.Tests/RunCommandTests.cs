@@ -22,12 +22,13 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     }
 
     [Fact]
-    public async Task Run_UdsAndChannels_PrintsATableRowForEach_AndWritesACompletedJsonResultPerScenario()
+    public async Task Run_UdsAndChannels_PrintsATableRowForEach_AndWritesResultsJsonAndCsv()
     {
         var results = Path.Combine(_directory, "out");
+        var database = Path.Combine(_directory, "state", "scenarios.db");
         var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(90),
             "run", "--transports", "uds,channels", "--payloads", "64", "--duration", "500ms", "--warmup", "0s", "--out", results,
-            $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}");
+            $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={database}");
         output.WriteLine(log.Describe());
 
         Assert.True(exitCode == 0, $"exit code {exitCode}\n{log.Describe()}");
@@ -40,16 +41,40 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         // The throughput grid: one column per transport.
         Assert.Matches(new Regex(@"^\| Payload \| uds \| channels \|$", RegexOptions.Multiline), stdout);
 
-        var files = Directory.GetFiles(results, "*.json").Order().ToList();
-        Assert.Equal(2, files.Count);
-        var scenarios = files.Select(f => JsonParser.Default.Parse<Scenario>(File.ReadAllText(f))).ToList();
+        Assert.Equal(["results-series.csv", "results.csv", "results.json"], Directory.GetFiles(results).Select(Path.GetFileName).Order());
+        var export = JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json")));
+        var scenarios = export.Scenarios.Select(r => r.Scenario).ToList();
         Assert.Equal(["channels", "uds"], scenarios.Select(s => s.Spec.Transport).Order());
-        Assert.All(scenarios, s =>
+        Assert.All(export.Scenarios, record =>
         {
+            var s = record.Scenario;
             Assert.Equal(ScenarioState.Completed, s.State);
             Assert.Equal(64, s.Spec.PayloadBytes);
             Assert.True(s.Stats is { MessagesReceived: > 0, MessagesLost: 0, MessagesCorrupted: 0 }, JsonFormatter.Default.Format(s));
+            Assert.True(s.Environment is { LogicalCores: > 0 }, JsonFormatter.Default.Format(s));
+            // A point per tick, and one when the measured window ends: at least one.
+            Assert.True(record.Series.Count >= 1, JsonFormatter.Default.Format(record));
+            Assert.All(record.Series, p => Assert.True(p.MessagesPerSecond >= 0 && p.Elapsed is not null, p.ToString()));
+            Assert.Equal(string.Empty, s.StorageError);
         });
+
+        // The CSV: a header and one row per scenario, the same figures as the JSON.
+        var csv = CsvTable.Parse(File.ReadAllText(Path.Combine(results, "results.csv")));
+        Assert.Equal(2, csv.Rows.Count);
+        foreach (var scenario in scenarios)
+        {
+            var row = csv.Rows.Single(r => csv.Get(r, "id") == scenario.Id);
+            Assert.Equal(scenario.Spec.Transport, csv.Get(row, "transport"));
+            Assert.Equal("SCENARIO_STATE_COMPLETED", csv.Get(row, "state"));
+            Assert.Equal(scenario.Stats.MessagesReceived.ToString(System.Globalization.CultureInfo.InvariantCulture), csv.Get(row, "messages_received"));
+            Assert.Equal(scenario.Stats.MessagesPerSecond, double.Parse(csv.Get(row, "messages_per_second"), System.Globalization.CultureInfo.InvariantCulture));
+        }
+
+        var series = CsvTable.Parse(File.ReadAllText(Path.Combine(results, "results-series.csv")));
+        Assert.Equal(export.Scenarios.Sum(r => r.Series.Count), series.Rows.Count);
+
+        // The run also kept its scenarios in the database it was given.
+        Assert.True(File.Exists(database), $"no database at {database}");
     }
 
     private static async Task<(int ExitCode, string Stdout, OutputLog Log)> RunDaemonAsync(TimeSpan timeout, params string[] arguments)

@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.GrpcLite;
 using IpcBench.Transports;
@@ -6,7 +7,7 @@ using IpcBench.V1;
 namespace IpcBench.Daemon.Control;
 
 /// <summary>The ipcbench.v1.BenchControl RPCs users call with grpcurl.</summary>
-public sealed class BenchControlService(ScenarioManager scenarios, TransportRegistry transports, Agents.AgentLauncher launcher)
+public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatalog catalog, TransportRegistry transports, Agents.AgentLauncher launcher)
 {
     private static readonly TimeSpan WatchInterval = TimeSpan.FromSeconds(1);
 
@@ -45,18 +46,31 @@ public sealed class BenchControlService(ScenarioManager scenarios, TransportRegi
     }
 
     public Task<Scenario> GetScenario(GetScenarioRequest request, GrpcCallContext context) =>
-        Task.FromResult(scenarios.Get(request.Id).Snapshot());
+        Task.FromResult(catalog.Get(request.Id));
 
     public Task<ListScenariosResponse> ListScenarios(ListScenariosRequest request, GrpcCallContext context)
     {
+        var query = ScenarioQuery.From(transports, request);
+        var (page, more) = catalog.List(query.Filter, query.After, query.PageSize);
         var response = new ListScenariosResponse();
-        response.Scenarios.AddRange(scenarios.List().Select(s => s.Snapshot()));
+        response.Scenarios.AddRange(page);
+        if (more)
+        {
+            response.NextPageToken = query.NextToken(page[^1]);
+        }
+
         return Task.FromResult(response);
     }
 
     public async Task<Scenario> StopScenario(StopScenarioRequest request, GrpcCallContext context)
     {
-        var run = scenarios.Get(request.Id);
+        var (run, stored) = catalog.Find(request.Id);
+        if (run is null)
+        {
+            // Only in the database: it finished (or was failed at start-up), so stopping it is harmless.
+            return stored;
+        }
+
         run.RequestStop();
         // Answer with the result, not a half-stopped snapshot: stopping takes a drain, which is short.
         await Task.WhenAny(run.Completion, Task.Delay(TimeSpan.FromSeconds(30), context.CancellationToken)).ConfigureAwait(false);
@@ -65,8 +79,15 @@ public sealed class BenchControlService(ScenarioManager scenarios, TransportRegi
 
     public async Task WatchScenario(WatchScenarioRequest request, IServerStreamWriter<Scenario> writer, GrpcCallContext context)
     {
-        var run = scenarios.Get(request.Id);
+        var (run, stored) = catalog.Find(request.Id);
         var cancellationToken = context.CancellationToken;
+        if (run is null)
+        {
+            // A stored scenario has finished: its final snapshot, and the stream ends, as for a live one.
+            await writer.WriteAsync(stored, cancellationToken).ConfigureAwait(false);
+            return;
+        }
+
         while (true)
         {
             // Decide on the snapshot sent, not on Completion: a scenario is in its final state a moment before it has
@@ -80,6 +101,80 @@ public sealed class BenchControlService(ScenarioManager scenarios, TransportRegi
 
             await Task.WhenAny(run.Completion, Task.Delay(WatchInterval, cancellationToken)).ConfigureAwait(false);
             cancellationToken.ThrowIfCancellationRequested();
+        }
+    }
+
+    public Task<ExportScenariosResponse> ExportScenarios(ExportScenariosRequest request, GrpcCallContext context)
+    {
+        var format = request.Format switch
+        {
+            ExportFormat.Unspecified or ExportFormat.Json => ExportFormat.Json,
+            ExportFormat.Csv => ExportFormat.Csv,
+            _ => throw new RpcException(StatusCode.InvalidArgument, $"format: unknown value {(int)request.Format}; allowed: EXPORT_FORMAT_JSON, EXPORT_FORMAT_CSV"),
+        };
+
+        var response = new ExportScenariosResponse { Format = format };
+        List<ScenarioRecord> records;
+        if (request.Ids.Count > 0)
+        {
+            if (request.Ids.Count > ScenarioQuery.MaxPageSize)
+            {
+                throw new RpcException(StatusCode.InvalidArgument, $"ids: at most {ScenarioQuery.MaxPageSize} per export; got {request.Ids.Count}");
+            }
+
+            records = [.. request.Ids.Select((id, i) => catalog.Record(Lookup($"ids[{i}]", id)))];
+        }
+        else
+        {
+            var query = ScenarioQuery.From(transports, request);
+            var (page, more) = catalog.List(query.Filter, query.After, query.PageSize);
+            records = [.. page.Select(catalog.Record)];
+            if (more)
+            {
+                response.NextPageToken = query.NextToken(page[^1]);
+            }
+        }
+
+        response.ScenarioCount = records.Count;
+        if (format == ExportFormat.Json)
+        {
+            response.ContentType = ScenarioExporter.JsonContentType;
+            response.Content = ScenarioExporter.Json(records, DateTime.UtcNow);
+        }
+        else
+        {
+            response.ContentType = ScenarioExporter.CsvContentType;
+            response.Content = ScenarioExporter.SummaryCsv(records);
+            response.SeriesContent = ScenarioExporter.SeriesCsv(records);
+        }
+
+        return Task.FromResult(response);
+    }
+
+    public Task<CompareScenariosResponse> CompareScenarios(CompareScenariosRequest request, GrpcCallContext context)
+    {
+        double threshold = ScenarioComparer.ResolveThreshold(request.ThresholdPercent);
+        var baseline = Lookup("baseline_id", request.BaselineId);
+        var candidate = Lookup("candidate_id", request.CandidateId);
+        ScenarioComparer.RequireComparable("baseline_id", baseline);
+        ScenarioComparer.RequireComparable("candidate_id", candidate);
+        return Task.FromResult(ScenarioComparer.Compare(baseline, candidate, threshold));
+    }
+
+    private Scenario Lookup(string field, string id)
+    {
+        if (string.IsNullOrEmpty(id))
+        {
+            throw new RpcException(StatusCode.InvalidArgument, $"{field}: is required");
+        }
+
+        try
+        {
+            return catalog.Get(id);
+        }
+        catch (RpcException e) when (e.StatusCode == StatusCode.NotFound)
+        {
+            throw new RpcException(StatusCode.NotFound, $"{field}: no scenario '{id}'");
         }
     }
 }

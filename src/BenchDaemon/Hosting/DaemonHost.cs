@@ -1,6 +1,7 @@
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Observability;
+using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.GrpcLite;
 using IpcBench.Transports;
@@ -40,8 +41,13 @@ public static class DaemonHost
         builder.Services.AddSingleton<AgentLauncher>();
         builder.Services.AddSingleton<SpecValidator>();
         builder.Services.AddSingleton<AdmissionControl>();
+        // Before ScenarioManager: hosted services stop in reverse order, so the writer flushes after scenarios have ended.
+        builder.Services.AddSingleton<StoreWriter>();
+        builder.Services.AddSingleton<IScenarioRecorder>(services => services.GetRequiredService<StoreWriter>());
+        builder.Services.AddHostedService(services => services.GetRequiredService<StoreWriter>());
         builder.Services.AddSingleton<ScenarioManager>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ScenarioManager>());
+        builder.Services.AddSingleton<ScenarioCatalog>();
         builder.Services.AddSingleton<BenchControlService>();
         builder.Services.AddSingleton<AgentLinkService>();
         builder.Services.AddGrpcLite();
@@ -106,7 +112,11 @@ public static class DaemonHost
             .Unary<StopScenarioRequest, Scenario>(nameof(control.StopScenario),
                 Telemetry.Traced<StopScenarioRequest, Scenario>(service, nameof(control.StopScenario), control.StopScenario))
             .ServerStreaming<WatchScenarioRequest, Scenario>(nameof(control.WatchScenario),
-                Telemetry.Traced<WatchScenarioRequest, Scenario>(service, nameof(control.WatchScenario), control.WatchScenario)));
+                Telemetry.Traced<WatchScenarioRequest, Scenario>(service, nameof(control.WatchScenario), control.WatchScenario))
+            .Unary<ExportScenariosRequest, ExportScenariosResponse>(nameof(control.ExportScenarios),
+                Telemetry.Traced<ExportScenariosRequest, ExportScenariosResponse>(service, nameof(control.ExportScenarios), control.ExportScenarios))
+            .Unary<CompareScenariosRequest, CompareScenariosResponse>(nameof(control.CompareScenarios),
+                Telemetry.Traced<CompareScenariosRequest, CompareScenariosResponse>(service, nameof(control.CompareScenarios), control.CompareScenarios)));
 
         var agents = app.Services.GetRequiredService<AgentLinkService>();
         app.MapGrpcLiteService(AgentLink.Descriptor, s => s

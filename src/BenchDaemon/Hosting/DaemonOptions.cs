@@ -87,6 +87,37 @@ public sealed class DaemonOptions
     [Range(1, 600)]
     public int DrainTimeoutSeconds { get; set; } = 10;
 
+    /// <summary>
+    /// Scenarios kept, in memory and in the database: beyond this many the oldest finished ones (with their series)
+    /// are deleted. Running ones are never deleted.
+    /// </summary>
     [Range(1, 100_000)]
     public int MaxRetainedScenarios { get; set; } = 1000;
+
+    /// <summary>Also delete finished scenarios created more than this many days ago from the database. 0: no age limit.</summary>
+    [Range(0, 36_500)]
+    public int RetentionDays { get; set; }
+
+    /// <summary>
+    /// The SQLite file scenarios and their per-second series are kept in, so they survive a restart. Default:
+    /// $XDG_STATE_HOME/ipcbench/scenarios.db, else ~/.local/state/ipcbench/scenarios.db; its directory is created 0700.
+    /// </summary>
+    public string? DatabasePath { get; set; }
+
+    public string ResolveDatabasePath()
+    {
+        if (!string.IsNullOrWhiteSpace(DatabasePath))
+        {
+            return Path.GetFullPath(DatabasePath);
+        }
+
+        // XDG Base Directory: a relative XDG_STATE_HOME is invalid and must be ignored.
+        var state = Environment.GetEnvironmentVariable("XDG_STATE_HOME");
+        if (string.IsNullOrEmpty(state) || !Path.IsPathRooted(state))
+        {
+            state = Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".local", "state");
+        }
+
+        return Path.Combine(state, "ipcbench", "scenarios.db");
+    }
 }

@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Globalization;
 using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.V1;
 using IpcBench.Workload;
@@ -15,7 +16,7 @@ namespace IpcBench.Daemon.Observability;
 /// Nothing on a message path touches a metric. Running scenarios are always exported; finished ones for the
 /// <see cref="DaemonOptions.MetricsRecentScenarios"/> most recent, so dashboards show finished runs too.
 /// </summary>
-public sealed class DaemonMetrics(ScenarioManager scenarios, IOptions<DaemonOptions> options)
+public sealed class DaemonMetrics(ScenarioManager scenarios, StoreWriter store, IOptions<DaemonOptions> options)
 {
     /// <summary>Finished scenarios' series, formatted once: they never change again.</summary>
     private readonly ConcurrentDictionary<string, PrometheusExposition> _finished = new(StringComparer.Ordinal);
@@ -30,8 +31,19 @@ public sealed class DaemonMetrics(ScenarioManager scenarios, IOptions<DaemonOpti
         var metrics = new PrometheusExposition();
         WriteBuildInfo(metrics);
         WriteProcess(metrics);
+        WriteStore(metrics);
         WriteScenarios(metrics);
         return metrics;
+    }
+
+    private void WriteStore(PrometheusExposition metrics)
+    {
+        metrics.Counter("ipcbench_store_write_failures_total",
+            "Scenario snapshots and series points that did not reach the scenario database (failed, dropped, or no database); runs go on regardless.",
+            store.WriteFailures);
+        metrics.Counter("ipcbench_store_writes_total", "Scenario snapshots and series points written to the scenario database.", store.WritesCompleted);
+        metrics.Gauge("ipcbench_store_available", "1 when the scenario database (IpcBench:DatabasePath) is open, 0 when it could not be opened.",
+            store.Store is null ? 0 : 1);
     }
 
     /// <summary>Running scenarios, and the most recent finished ones, oldest first.</summary>

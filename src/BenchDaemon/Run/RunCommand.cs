@@ -3,6 +3,7 @@ using System.Globalization;
 using Google.Protobuf;
 using IpcBench.Daemon.Cli;
 using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.GrpcLite;
 using IpcBench.Transports;
@@ -14,7 +15,9 @@ namespace IpcBench.Daemon.Run;
 
 /// <summary>
 /// `BenchDaemon run`: the benchmark matrix through the same engine the daemon runs (agents and all), printed as
-/// Markdown tables, with a JSON result per scenario. No control port is opened, so it runs beside a serving daemon.
+/// Markdown tables, with results.json, results.csv and results-series.csv written as ExportScenarios writes them. The
+/// scenarios also go to the scenario database, so a serving daemon on the same IpcBench:DatabasePath can list and
+/// compare them. No control port is opened, so it runs beside a serving daemon.
 /// </summary>
 public static class RunCommand
 {
@@ -31,7 +34,7 @@ public static class RunCommand
         var mode = new Option<string>("--mode") { Description = "stream or round-trip", DefaultValueFactory = _ => "stream" };
         var wait = new Option<string?>("--wait") { Description = "spin, yield or block (default: each transport's default)" };
         var rate = new Option<double>("--rate") { Description = "Messages per second per publisher; 0 = as fast as possible", DefaultValueFactory = _ => 0 };
-        var output = new Option<string?>("--out") { Description = "Directory for the JSON results (default: results/<timestamp>)" };
+        var output = new Option<string?>("--out") { Description = "Directory for results.json, results.csv and results-series.csv (default: results/<timestamp>)" };
         var command = new Command("run", "Run a benchmark matrix once and print the results (about a minute with no options)")
         {
             transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, output,
@@ -103,6 +106,8 @@ public static class RunCommand
     {
         var registry = services.GetRequiredService<TransportRegistry>();
         var manager = services.GetRequiredService<ScenarioManager>();
+        var store = services.GetRequiredService<StoreWriter>();
+        var catalog = services.GetRequiredService<ScenarioCatalog>();
         var transports = SelectTransports(registry, settings.Transports, services.GetRequiredService<Agents.AgentLauncher>());
         if (transports.Count == 0)
         {
@@ -119,6 +124,7 @@ public static class RunCommand
         Console.Error.WriteLine($"Running {specs.Count} scenarios of {settings.Duration.TotalSeconds:0.###} s (+{settings.Warmup.TotalSeconds:0.###} s warmup); results in {settings.OutputDirectory}");
 
         var results = new List<Scenario>();
+        var records = new List<ScenarioRecord>();
         for (int i = 0; i < specs.Count && !cancellationToken.IsCancellationRequested; i++)
         {
             ScenarioRun run;
@@ -144,17 +150,25 @@ public static class RunCommand
                 Progress(i + 1, specs.Count, run.Snapshot());
             }
 
+            // The series comes from the database, as ExportScenarios reads it: wait until this scenario's points are in.
+            await store.FlushAsync(CancellationToken.None).ConfigureAwait(false);
             var scenario = run.Snapshot();
             results.Add(scenario);
-            await File.WriteAllTextAsync(
-                Path.Combine(settings.OutputDirectory, $"{i + 1:000}-{scenario.Spec.Transport}-{scenario.Spec.PayloadBytes}B-{AccessName(scenario.Spec.PayloadAccess)}-{scenario.Id}.json"),
-                JsonFormatter.Default.Format(scenario) + Environment.NewLine,
-                CancellationToken.None).ConfigureAwait(false);
+            records.Add(catalog.Record(scenario));
+            // Rewritten after every scenario: an interrupted matrix still leaves the results of those that ran.
+            await WriteResultsAsync(settings.OutputDirectory, records).ConfigureAwait(false);
         }
 
         Console.Error.WriteLine();
         Console.Out.Write(ResultTables.Render(results));
         return results.Any(r => r.State == ScenarioState.Failed) ? 1 : 0;
+    }
+
+    private static async Task WriteResultsAsync(string directory, IReadOnlyList<ScenarioRecord> records)
+    {
+        await File.WriteAllTextAsync(Path.Combine(directory, "results.json"), ScenarioExporter.Json(records, DateTime.UtcNow)).ConfigureAwait(false);
+        await File.WriteAllTextAsync(Path.Combine(directory, "results.csv"), ScenarioExporter.SummaryCsv(records)).ConfigureAwait(false);
+        await File.WriteAllTextAsync(Path.Combine(directory, "results-series.csv"), ScenarioExporter.SeriesCsv(records)).ConfigureAwait(false);
     }
 
     private static void Progress(int index, int total, Scenario scenario)

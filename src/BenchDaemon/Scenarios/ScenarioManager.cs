@@ -3,6 +3,7 @@ using System.Security.Cryptography;
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Persistence;
 using IpcBench.GrpcLite;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
@@ -17,6 +18,7 @@ public sealed class ScenarioManager(
     AgentLauncher launcher,
     AgentDirectory agents,
     AdmissionControl admission,
+    IScenarioRecorder recorder,
     ILoggerFactory loggers) : IHostedLifecycleService
 {
     private readonly ConcurrentDictionary<string, ScenarioRun> _scenarios = new();
@@ -48,8 +50,9 @@ public sealed class ScenarioManager(
             var id = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(6));
             var claim = admission.ClaimFor(resolved, id);
             admission.Admit(claim, [.. _scenarios.Values.Where(s => !s.Completion.IsCompleted).Select(s => s.Claim)]);
-            var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, _logger) { Claim = claim };
+            var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, recorder, _logger) { Claim = claim };
             _scenarios[id] = run;
+            recorder.Changed(run);
             _order.Enqueue(id);
             Interlocked.Increment(ref _started);
             Trim();
@@ -75,6 +78,9 @@ public sealed class ScenarioManager(
             ? run
             : throw new RpcException(StatusCode.NotFound, $"id: no scenario '{id}'");
     }
+
+    /// <summary>The scenario if this daemon holds it in memory (running, or finished and retained).</summary>
+    public ScenarioRun? Find(string id) => _scenarios.GetValueOrDefault(id);
 
     public IReadOnlyList<ScenarioRun> List() =>
         [.. _order.Select(id => _scenarios.GetValueOrDefault(id)).OfType<ScenarioRun>()];

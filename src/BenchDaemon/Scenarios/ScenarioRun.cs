@@ -4,6 +4,7 @@ using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Observability;
+using IpcBench.Daemon.Persistence;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
@@ -23,6 +24,7 @@ public sealed class ScenarioRun
     private readonly AgentLauncher _launcher;
     private readonly AgentDirectory _agents;
     private readonly ILogger _logger;
+    private readonly IScenarioRecorder _recorder;
     private readonly object _gate = new();
     private readonly TaskCompletionSource _stopRequested = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource<string> _failed = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -49,13 +51,17 @@ public sealed class ScenarioRun
     private ProcessMetrics.Sample? _daemonAtStart;
     private ProcessMetrics.Sample? _daemonAtEnd;
     private long _startedNs;
+    private ProcessMetrics.Sample _tickDaemon;
+    private double _tickAgentsCpuSeconds;
     private int _endpointsDisposed;
     private ScenarioMetricsSnapshot? _finalMetrics;
     private Activity? _activity;
     private Activity? _phase;
 
-    public ScenarioRun(string id, ResolvedSpec spec, DaemonOptions options, RuntimeDirectory runtime, AgentLauncher launcher, AgentDirectory agents, ILogger logger)
+    public ScenarioRun(string id, ResolvedSpec spec, DaemonOptions options, RuntimeDirectory runtime, AgentLauncher launcher, AgentDirectory agents,
+        IScenarioRecorder recorder, ILogger logger)
     {
+        _recorder = recorder;
         Id = id;
         Spec = spec;
         _options = options;
@@ -298,6 +304,8 @@ public sealed class ScenarioRun
         long nowNs = MonotonicClock.NowNs();
         long warmupNs = Spec.Warmup.Ticks * 100;
         _startedNs = nowNs;
+        _tickDaemon = ProcessMetrics.Take();
+        _tickAgentsCpuSeconds = AgentsCpuSeconds();
         _measureFromNs = nowNs + warmupNs;
         _window.Start(_measureFromNs);
         foreach (var subscriber in _subscribers)
@@ -548,6 +556,7 @@ public sealed class ScenarioRun
 
         _activity?.AddEvent(new ActivityEvent(state.ToString()));
         _logger.LogInformation("Scenario {ScenarioId} is {State}", Id, state);
+        _recorder.Changed(this);
     }
 
     private void Finish(ScenarioState state, string error)
@@ -558,6 +567,8 @@ public sealed class ScenarioRun
             _error = error;
             _endedAt = Timestamp.FromDateTime(DateTime.UtcNow);
         }
+
+        _recorder.Changed(this);
     }
 
     /// <summary>Latency recorded since the previous call, in a histogram reused from tick to tick (one thread calls this).</summary>
@@ -581,18 +592,33 @@ public sealed class ScenarioRun
     {
         var latency = TakeLatencyInterval();
         double rate = _subscribers.Sum(s => s.ReceiveRate);
+        var daemon = ProcessMetrics.Take();
+        double agentsCpu = AgentsCpuSeconds();
+        double seconds = (daemon.TakenAtNs - _tickDaemon.TakenAtNs) / 1e9;
+        var interval = new IntervalStats
+        {
+            Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
+            MessagesPerSecond = rate,
+            BytesPerSecond = rate * Spec.PayloadBytes,
+            Latency = StatsFormatting.ToLatency(latency, Spec.RoundTrip),
+            DaemonCpuPercent = ProcessMetrics.CpuPercent(_tickDaemon, daemon),
+            // Agents report once a second on their own clock: a tick may see one report more or fewer than the last.
+            AgentsCpuPercent = seconds > 0 ? Math.Max(0, agentsCpu - _tickAgentsCpuSeconds) / seconds * 100 : 0,
+        };
+        _tickDaemon = daemon;
+        _tickAgentsCpuSeconds = agentsCpu;
         lock (_gate)
         {
             _totalLatency.Add(latency);
-            _lastInterval = new IntervalStats
-            {
-                Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
-                MessagesPerSecond = rate,
-                BytesPerSecond = rate * Spec.PayloadBytes,
-                Latency = StatsFormatting.ToLatency(latency, Spec.RoundTrip),
-            };
+            _lastInterval = interval;
         }
+
+        // The series the database keeps: one point per tick, queued (never awaited) on this tick thread.
+        _recorder.Interval(this, interval);
     }
+
+    /// <summary>CPU seconds of every agent since it started, as last reported; 0 in-process.</summary>
+    private double AgentsCpuSeconds() => _subscribers.Sum(s => s.LatestProcessSample?.CpuSeconds ?? 0);
 
     /// <summary>The result as of now. Call under <see cref="_gate"/>.</summary>
     private ScenarioStats BuildStats()
@@ -701,6 +727,7 @@ public sealed class ScenarioRun
                 EndedAt = _endedAt,
                 Environment = _environment,
                 LastInterval = _lastInterval,
+                StorageError = _recorder.ErrorFor(Id) ?? string.Empty,
             };
             if (_finalStats is not null)
             {

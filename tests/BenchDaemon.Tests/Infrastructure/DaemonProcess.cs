@@ -10,9 +10,10 @@ using Xunit.Abstractions;
 namespace IpcBench.Daemon.Tests.Infrastructure;
 
 /// <summary>
-/// A real BenchDaemon process on a free loopback port (and a second one for /metrics) with a private runtime directory:
-/// started, waited for until it answers health checks, driven through gRPC, and on dispose stopped with SIGTERM and,
-/// failing that, killed with its whole process tree. Everything it prints is kept, for failure messages.
+/// A real BenchDaemon process on a free loopback port (and a second one for /metrics) with a private runtime directory
+/// and, unless the test brings its own, a scenario database of its own inside it (tests never see each other's
+/// scenarios): started, waited for until it answers health checks, driven through gRPC, and on dispose stopped with
+/// SIGTERM and, failing that, killed with its whole process tree. Everything it prints is kept, for failure messages.
 /// </summary>
 internal sealed class DaemonProcess : IAsyncDisposable
 {
@@ -22,15 +23,18 @@ internal sealed class DaemonProcess : IAsyncDisposable
 
     private readonly Process _process;
     private readonly OutputLog _output;
+    private readonly bool _ownsRuntimeBase;
     private bool _disposed;
 
-    private DaemonProcess(Process process, OutputLog output, int port, int metricsPort, string runtimeBase, DaemonSettings settings)
+    private DaemonProcess(Process process, OutputLog output, int port, int metricsPort, string runtimeBase, string databasePath, DaemonSettings settings)
     {
         _process = process;
         _output = output;
+        _ownsRuntimeBase = settings.RuntimeBase is null;
         Port = port;
         MetricsPort = metricsPort;
         RuntimeBase = runtimeBase;
+        DatabasePath = databasePath;
         Address = $"127.0.0.1:{port}";
         Settings = settings;
         Channel = new GrpcLiteChannel(
@@ -56,6 +60,9 @@ internal sealed class DaemonProcess : IAsyncDisposable
 
     /// <summary>The IpcBench:RuntimeDirectory passed to the daemon; it keeps its sockets in <see cref="RuntimeDirectory"/>.</summary>
     public string RuntimeBase { get; }
+
+    /// <summary>IpcBench:DatabasePath: the test's own file, or one inside <see cref="RuntimeBase"/> removed with it.</summary>
+    public string DatabasePath { get; }
 
     /// <summary>BASE/PID: the daemon's own directory, which it must remove when it stops.</summary>
     public string RuntimeDirectory => Path.Combine(RuntimeBase, Pid.ToString());
@@ -93,6 +100,10 @@ internal sealed class DaemonProcess : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// A daemon on <see cref="DaemonSettings.RuntimeBase"/> and <see cref="DaemonSettings.DatabasePath"/> when given (the
+    /// test owns and removes them; a second daemon on the same ones is "the daemon restarted"), else on fresh private ones.
+    /// </summary>
     public static async Task<DaemonProcess> StartAsync(DaemonSettings settings)
     {
         if (!File.Exists(RepoLayout.DaemonExecutable))
@@ -105,8 +116,9 @@ internal sealed class DaemonProcess : IAsyncDisposable
         {
             int port = FreeLoopbackPort();
             int metricsPort = FreeLoopbackPort();
-            var runtimeBase = Path.Combine(Path.GetTempPath(), "ipcbench-tests", Guid.NewGuid().ToString("N")[..10]);
+            var runtimeBase = settings.RuntimeBase ?? Path.Combine(Path.GetTempPath(), "ipcbench-tests", Guid.NewGuid().ToString("N")[..10]);
             Directory.CreateDirectory(runtimeBase);
+            var databasePath = settings.DatabasePath ?? Path.Combine(runtimeBase, "scenarios.db");
             var output = new OutputLog();
             var start = new ProcessStartInfo(RepoLayout.DaemonExecutable)
             {
@@ -116,7 +128,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
                 WorkingDirectory = runtimeBase,
             };
             foreach (var argument in (string[])["serve", "--listen", $"{settings.ListenHost}:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
-                $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", .. settings.Configuration])
+                $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", $"--IpcBench:DatabasePath={databasePath}", .. settings.Configuration])
             {
                 start.ArgumentList.Add(argument);
             }
@@ -138,7 +150,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
             }
 
             var process = output.Start(start);
-            var daemon = new DaemonProcess(process, output, port, metricsPort, runtimeBase, settings);
+            var daemon = new DaemonProcess(process, output, port, metricsPort, runtimeBase, databasePath, settings);
             try
             {
                 await daemon.WaitUntilServingAsync();
@@ -218,6 +230,15 @@ internal sealed class DaemonProcess : IAsyncDisposable
     public async Task<IReadOnlyList<Scenario>> ListScenariosAsync() =>
         [.. (await CallAsync<ListScenariosRequest, ListScenariosResponse>("ListScenarios", new())).Scenarios];
 
+    public Task<ListScenariosResponse> ListScenariosAsync(ListScenariosRequest request) =>
+        CallAsync<ListScenariosRequest, ListScenariosResponse>("ListScenarios", request);
+
+    public Task<ExportScenariosResponse> ExportScenariosAsync(ExportScenariosRequest request) =>
+        CallAsync<ExportScenariosRequest, ExportScenariosResponse>("ExportScenarios", request);
+
+    public Task<CompareScenariosResponse> CompareScenariosAsync(CompareScenariosRequest request) =>
+        CallAsync<CompareScenariosRequest, CompareScenariosResponse>("CompareScenarios", request);
+
     public IAsyncEnumerable<Scenario> WatchScenarioAsync(string id, CancellationToken cancellationToken = default) =>
         Channel.ServerStreamingAsync(Service + "WatchScenario", new WatchScenarioRequest { Id = id }, Scenario.Parser, cancellationToken);
 
@@ -280,6 +301,14 @@ internal sealed class DaemonProcess : IAsyncDisposable
         }
     }
 
+    /// <summary>SIGKILL to the daemon alone, as a crash would: its agents are left to notice by themselves.</summary>
+    public async Task KillAsync()
+    {
+        ProcessTree.Signal(Pid, ProcessTree.SigKill);
+        using var wait = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        await _process.WaitForExitAsync(wait.Token);
+    }
+
     public int ExitCode => _process.ExitCode;
 
     /// <summary>Until disposed, everything the daemon prints from now on also goes to the test's output (shown when it fails).</summary>
@@ -326,12 +355,16 @@ internal sealed class DaemonProcess : IAsyncDisposable
             // Also drains the output readers, so the log is complete.
             _process.WaitForExit(TimeSpan.FromSeconds(10));
             _process.Dispose();
-            try
+            if (_ownsRuntimeBase)
             {
-                Directory.Delete(RuntimeBase, recursive: true);
-            }
-            catch (DirectoryNotFoundException)
-            {
+                try
+                {
+                    // The default database (and its -wal/-shm) lives in here too.
+                    Directory.Delete(RuntimeBase, recursive: true);
+                }
+                catch (DirectoryNotFoundException)
+                {
+                }
             }
         }
     }
@@ -362,6 +395,12 @@ internal sealed record DaemonSettings
 
     /// <summary>Set when the daemon serves TLS: the channel speaks https and trusts this certificate.</summary>
     public System.Security.Cryptography.X509Certificates.X509Certificate2? TrustedCertificate { get; init; }
+
+    /// <summary>IpcBench:RuntimeDirectory to use; null: a fresh private one, removed on dispose.</summary>
+    public string? RuntimeBase { get; init; }
+
+    /// <summary>IpcBench:DatabasePath to use; null: a fresh one inside the runtime directory.</summary>
+    public string? DatabasePath { get; init; }
 }
 
 /// <summary>Copies the daemon output of one test's lifetime into that test's output when the test ends.</summary>

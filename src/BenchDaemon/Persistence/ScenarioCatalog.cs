@@ -1,0 +1,90 @@
+using IpcBench.Daemon.Scenarios;
+using IpcBench.GrpcLite;
+using IpcBench.V1;
+using Microsoft.Data.Sqlite;
+
+namespace IpcBench.Daemon.Persistence;
+
+/// <summary>
+/// Every scenario the daemon can answer for: those it runs or holds in memory (their live snapshot wins) and those in
+/// the database, including those of earlier daemons.
+/// </summary>
+public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter writer, ILogger<ScenarioCatalog> logger)
+{
+    public Scenario Get(string id) => Find(id).Scenario;
+
+    /// <summary>The live run when this daemon has it, and the scenario as it is now; NOT_FOUND when neither has it.</summary>
+    public (ScenarioRun? Run, Scenario Scenario) Find(string id)
+    {
+        if (string.IsNullOrEmpty(id))
+        {
+            throw new RpcException(StatusCode.InvalidArgument, "id: is required");
+        }
+
+        if (scenarios.Find(id) is { } run)
+        {
+            return (run, run.Snapshot());
+        }
+
+        var stored = Read(store => store.Get(id));
+        return stored is null ? throw new RpcException(StatusCode.NotFound, $"id: no scenario '{id}'") : (null, stored);
+    }
+
+    /// <summary>A page, newest first, and whether more follow it.</summary>
+    public (IReadOnlyList<Scenario> Scenarios, bool More) List(ScenarioFilter filter, ScenarioKey? after, int pageSize)
+    {
+        var live = scenarios.List().Select(r => r.Snapshot())
+            .Where(s => filter.Matches(s) && (after is not { } a || ScenarioKey.Of(s).CompareTo(a) > 0));
+        // One more than a page tells whether another page follows; the newest page of the union of both sources is
+        // within the live ones and the page + 1 newest stored ones.
+        var stored = Read(store => store.Query(filter, after, pageSize + 1)) ?? [];
+        var merged = new Dictionary<string, Scenario>(StringComparer.Ordinal);
+        foreach (var scenario in stored)
+        {
+            merged[scenario.Id] = scenario;
+        }
+
+        foreach (var scenario in live)
+        {
+            merged[scenario.Id] = scenario;
+        }
+
+        var ordered = merged.Values.OrderBy(ScenarioKey.Of).ToList();
+        return ordered.Count > pageSize ? (ordered[..pageSize], true) : (ordered, false);
+    }
+
+    /// <summary>A scenario with its per-second series, as exports carry it.</summary>
+    public ScenarioRecord Record(string id)
+    {
+        var record = new ScenarioRecord { Scenario = Get(id) };
+        record.Series.AddRange(Read(store => store.Series(id)) ?? []);
+        return record;
+    }
+
+    public ScenarioRecord Record(Scenario scenario)
+    {
+        var record = new ScenarioRecord { Scenario = scenario };
+        record.Series.AddRange(Read(store => store.Series(scenario.Id)) ?? []);
+        return record;
+    }
+
+    /// <summary>A read of the database; null without one. A database that fails to answer is UNAVAILABLE, not a crash.</summary>
+    private T? Read<T>(Func<ScenarioStore, T> read)
+        where T : class?
+    {
+        if (writer.Store is not { } store)
+        {
+            return null;
+        }
+
+        try
+        {
+            return read(store);
+        }
+        catch (Exception e) when (e is SqliteException or IOException or InvalidOperationException or Google.Protobuf.InvalidProtocolBufferException)
+        {
+            logger.LogError(e, "Reading the scenario database {DatabasePath} failed", store.Path);
+            throw new RpcException(StatusCode.Unavailable, $"the scenario database cannot be read: {e.Message}");
+        }
+    }
+}

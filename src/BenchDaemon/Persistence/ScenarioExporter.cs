@@ -1,0 +1,157 @@
+using System.Globalization;
+using System.Text;
+using Google.Protobuf;
+using Google.Protobuf.WellKnownTypes;
+using IpcBench.Daemon.Scenarios;
+using IpcBench.V1;
+
+namespace IpcBench.Daemon.Persistence;
+
+/// <summary>
+/// The documents ExportScenarios answers with and `run --out` writes (results.json, results.csv, results-series.csv):
+/// one code path, so a file from either is read the same way.
+/// </summary>
+public static class ScenarioExporter
+{
+    public const string JsonContentType = "application/json";
+    public const string CsvContentType = "text/csv";
+
+    // Proto field names (as grpcurl prints them) and zeros included: a spreadsheet or jq script should not have to
+    // know that an absent messages_lost means 0.
+    private static readonly JsonFormatter Formatter = new(JsonFormatter.Settings.Default
+        .WithFormatDefaultValues(true)
+        .WithPreserveProtoFieldNames(true));
+
+    public static string Json(IReadOnlyList<ScenarioRecord> records, DateTime exportedAt)
+    {
+        var export = new ScenarioExport { ExportedAt = Timestamp.FromDateTime(exportedAt.ToUniversalTime()) };
+        export.Scenarios.AddRange(records);
+        return Formatter.Format(export) + "\n";
+    }
+
+    public static ScenarioExport ParseJson(string json) => JsonParser.Default.Parse<ScenarioExport>(json);
+
+    /// <summary>Summary columns; times in RFC 3339, durations in seconds, latencies in nanoseconds.</summary>
+    public static readonly string[] SummaryHeader =
+    [
+        "id", "name", "transport", "state", "error", "storage_error", "created_at", "started_at", "ended_at",
+        "publishers", "subscribers", "payload_bytes", "topology", "payload_access", "mode", "wait_strategy", "rate_per_publisher",
+        "duration_seconds", "warmup_seconds",
+        "messages_sent", "messages_received", "messages_expected", "messages_lost", "messages_corrupted", "messages_duplicated",
+        "measured_messages", "measured_seconds", "messages_per_second", "bytes_per_second",
+        "latency_kind", "latency_samples", "latency_min_ns", "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns",
+        "latency_max_ns", "latency_mean_ns",
+        "daemon_cpu_percent", "agents_cpu_percent", "daemon_cpu_seconds", "agents_cpu_seconds", "agents", "peak_rss_bytes",
+        "cpu_model", "logical_cores", "kernel", "dotnet_version", "os", "hostname", "core_to_core_round_trip_ns", "core_to_core_cores",
+        "series_points",
+    ];
+
+    public static readonly string[] SeriesHeader =
+    [
+        "scenario_id", "elapsed_seconds", "messages_per_second", "bytes_per_second", "latency_kind", "latency_samples",
+        "latency_min_ns", "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns", "latency_mean_ns",
+        "daemon_cpu_percent", "agents_cpu_percent",
+    ];
+
+    public static string SummaryCsv(IReadOnlyList<ScenarioRecord> records)
+    {
+        var csv = new StringBuilder();
+        Row(csv, SummaryHeader);
+        foreach (var record in records)
+        {
+            var s = record.Scenario ?? new Scenario();
+            var spec = s.Spec ?? new ScenarioSpec();
+            var stats = s.Stats ?? new ScenarioStats();
+            var latency = stats.Latency ?? new LatencyStats();
+            var env = s.Environment ?? new EnvironmentInfo();
+            var daemon = stats.Processes.Where(p => p.Role == "daemon").ToList();
+            var agents = stats.Processes.Where(p => p.Role == "agent").ToList();
+            Row(csv,
+            [
+                s.Id, spec.Name, spec.Transport, EnumName(s.State), s.Error, s.StorageError, Time(s.CreatedAt), Time(s.StartedAt), Time(s.EndedAt),
+                Int(spec.Publishers), Int(spec.Subscribers), Int(spec.PayloadBytes), EnumName(spec.Topology), EnumName(spec.PayloadAccess),
+                EnumName(spec.Mode), EnumName(spec.WaitStrategy), Number(spec.RatePerPublisher),
+                Seconds(spec.Duration), Seconds(spec.Warmup),
+                Int(stats.MessagesSent), Int(stats.MessagesReceived), Int(stats.MessagesExpected), Int(stats.MessagesLost),
+                Int(stats.MessagesCorrupted), Int(stats.MessagesDuplicated),
+                Int(stats.MeasuredMessages), Seconds(stats.MeasuredDuration), Number(stats.MessagesPerSecond), Number(stats.BytesPerSecond),
+                EnumName(latency.Kind), Int(latency.Samples), Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99),
+                Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
+                Number(daemon.Sum(p => p.CpuPercent)), Number(agents.Sum(p => p.CpuPercent)),
+                Number(daemon.Sum(p => p.CpuSeconds)), Number(agents.Sum(p => p.CpuSeconds)), Int(agents.Count),
+                Int(stats.Processes.Count == 0 ? 0 : stats.Processes.Max(p => p.PeakRssBytes)),
+                env.CpuModel, Int(env.LogicalCores), env.Kernel, env.DotnetVersion, env.Os, env.Hostname,
+                Nanos(env.CoreToCoreRoundTrip), env.CoreToCoreCores,
+                Int(record.Series.Count),
+            ]);
+        }
+
+        return csv.ToString();
+    }
+
+    public static string SeriesCsv(IReadOnlyList<ScenarioRecord> records)
+    {
+        var csv = new StringBuilder();
+        Row(csv, SeriesHeader);
+        foreach (var record in records)
+        {
+            foreach (var point in record.Series)
+            {
+                var latency = point.Latency ?? new LatencyStats();
+                Row(csv,
+                [
+                    record.Scenario?.Id ?? string.Empty, Seconds(point.Elapsed), Number(point.MessagesPerSecond), Number(point.BytesPerSecond),
+                    EnumName(latency.Kind), Int(latency.Samples), Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99),
+                    Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
+                    Number(point.DaemonCpuPercent), Number(point.AgentsCpuPercent),
+                ]);
+            }
+        }
+
+        return csv.ToString();
+    }
+
+    /// <summary>RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; CRLF between records.</summary>
+    private static void Row(StringBuilder csv, IReadOnlyList<string> fields)
+    {
+        for (int i = 0; i < fields.Count; i++)
+        {
+            if (i > 0)
+            {
+                csv.Append(',');
+            }
+
+            var field = fields[i];
+            if (field.AsSpan().IndexOfAny(",\"\r\n") >= 0)
+            {
+                csv.Append('"').Append(field.Replace("\"", "\"\"", StringComparison.Ordinal)).Append('"');
+            }
+            else
+            {
+                csv.Append(field);
+            }
+        }
+
+        csv.Append("\r\n");
+    }
+
+    private static string EnumName<T>(T value)
+        where T : struct, System.Enum =>
+        ControlReflection.Descriptor.EnumTypes.FirstOrDefault(e => e.ClrType == typeof(T))?.FindValueByNumber(Convert.ToInt32(value, CultureInfo.InvariantCulture))?.Name
+        ?? Convert.ToInt32(value, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture);
+
+    private static string Time(Timestamp? time) =>
+        time is null ? string.Empty : time.ToDateTime().ToString("yyyy-MM-dd'T'HH:mm:ss.ffffff'Z'", CultureInfo.InvariantCulture);
+
+    private static string Seconds(Duration? duration) =>
+        duration is null ? string.Empty : Number(StatsFormatting.ToNanoseconds(duration) / 1e9);
+
+    private static string Nanos(Duration? duration) =>
+        duration is null ? string.Empty : ((long)StatsFormatting.ToNanoseconds(duration)).ToString(CultureInfo.InvariantCulture);
+
+    private static string Int(long value) => value.ToString(CultureInfo.InvariantCulture);
+
+    private static string Int(ulong value) => value.ToString(CultureInfo.InvariantCulture);
+
+    private static string Number(double value) => value.ToString("R", CultureInfo.InvariantCulture);
+}

@@ -1,0 +1,457 @@
+using System.Globalization;
+using Google.Protobuf;
+using IpcBench.Daemon.Scenarios;
+using IpcBench.V1;
+using Microsoft.Data.Sqlite;
+
+namespace IpcBench.Daemon.Persistence;
+
+/// <summary>
+/// The scenarios and their per-second series in one SQLite file. Each scenario is kept as its protobuf
+/// <see cref="Scenario"/> bytes (so new fields need no migration) beside the columns filters and retention use.
+/// Synchronous, one connection per call (Microsoft.Data.Sqlite pools them): the daemon writes from one background
+/// thread (<see cref="StoreWriter"/>) and reads from control calls, which WAL lets run side by side.
+/// </summary>
+public sealed class ScenarioStore
+{
+    /// <summary>PRAGMA user_version this code writes; older files are migrated step by step in <see cref="Migrate"/>.</summary>
+    public const int SchemaVersion = 1;
+
+    private static int _initialized;
+    private readonly string _connectionString;
+
+    public ScenarioStore(string path, TimeSpan? busyTimeout = null)
+    {
+        if (Interlocked.Exchange(ref _initialized, 1) == 0)
+        {
+            // The bundle's native e_sqlite3 (runtimes/<rid>/native beside the daemon), registered once per process.
+            SQLitePCL.Batteries_V2.Init();
+        }
+
+        Path = path;
+        BusyTimeout = busyTimeout ?? TimeSpan.FromSeconds(5);
+        _connectionString = new SqliteConnectionStringBuilder
+        {
+            DataSource = path,
+            Mode = SqliteOpenMode.ReadWriteCreate,
+            Cache = SqliteCacheMode.Private,
+            Pooling = true,
+        }.ToString();
+    }
+
+    public string Path { get; }
+
+    /// <summary>How long a call waits for another connection's lock (another daemon or `run` on the same file).</summary>
+    public TimeSpan BusyTimeout { get; }
+
+    /// <summary>Creates the directory (0700: results may name hosts and CPUs), the file and the schema, and upgrades an older schema.</summary>
+    public void Initialize()
+    {
+        var directory = System.IO.Path.GetDirectoryName(System.IO.Path.GetFullPath(Path));
+        if (!string.IsNullOrEmpty(directory) && !Directory.Exists(directory))
+        {
+            Directory.CreateDirectory(directory, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        }
+
+        using var connection = Open();
+        // WAL: readers (control calls) never wait for the writer, and a write is one fsync of the log.
+        Execute(connection, "PRAGMA journal_mode=WAL;");
+        Execute(connection, "PRAGMA synchronous=NORMAL;");
+        Migrate(connection);
+    }
+
+    private static void Migrate(SqliteConnection connection)
+    {
+        long version = (long)Scalar(connection, "PRAGMA user_version;")!;
+        if (version > SchemaVersion)
+        {
+            throw new InvalidOperationException(
+                $"the database has schema version {version}, newer than this daemon's {SchemaVersion}; use a newer daemon or another IpcBench:DatabasePath");
+        }
+
+        using var transaction = connection.BeginTransaction();
+        if (version < 1)
+        {
+            Execute(connection, """
+                CREATE TABLE scenarios (
+                    id TEXT PRIMARY KEY,
+                    created_at_us INTEGER NOT NULL,
+                    transport TEXT NOT NULL,
+                    state INTEGER NOT NULL,
+                    finished INTEGER NOT NULL,
+                    owner TEXT NOT NULL,
+                    updated_at_us INTEGER NOT NULL,
+                    scenario BLOB NOT NULL
+                );
+                CREATE INDEX scenarios_by_created ON scenarios (created_at_us DESC, id DESC);
+                CREATE INDEX scenarios_by_transport ON scenarios (transport, created_at_us DESC);
+                CREATE INDEX scenarios_by_state ON scenarios (state, created_at_us DESC);
+                CREATE INDEX scenarios_unfinished ON scenarios (finished) WHERE finished = 0;
+                CREATE TABLE series (
+                    scenario_id TEXT NOT NULL,
+                    elapsed_ns INTEGER NOT NULL,
+                    messages_per_second REAL NOT NULL,
+                    bytes_per_second REAL NOT NULL,
+                    latency_kind INTEGER NOT NULL,
+                    samples INTEGER NOT NULL,
+                    min_ns INTEGER NOT NULL,
+                    p50_ns INTEGER NOT NULL,
+                    p90_ns INTEGER NOT NULL,
+                    p99_ns INTEGER NOT NULL,
+                    p999_ns INTEGER NOT NULL,
+                    max_ns INTEGER NOT NULL,
+                    mean_ns INTEGER NOT NULL,
+                    daemon_cpu_percent REAL NOT NULL,
+                    agents_cpu_percent REAL NOT NULL,
+                    PRIMARY KEY (scenario_id, elapsed_ns)
+                ) WITHOUT ROWID;
+                """, transaction);
+        }
+
+        Execute(connection, $"PRAGMA user_version = {SchemaVersion};", transaction);
+        transaction.Commit();
+    }
+
+    /// <summary>Writes a batch in one transaction: all of it, or (on an exception) none of it.</summary>
+    public void Write(IReadOnlyList<StoreWrite> writes, string owner)
+    {
+        using var connection = Open();
+        using var transaction = connection.BeginTransaction();
+        using var upsert = connection.CreateCommand();
+        upsert.Transaction = transaction;
+        upsert.CommandText = """
+            INSERT INTO scenarios (id, created_at_us, transport, state, finished, owner, updated_at_us, scenario)
+            VALUES ($id, $created, $transport, $state, $finished, $owner, $updated, $scenario)
+            ON CONFLICT (id) DO UPDATE SET state = excluded.state, finished = excluded.finished, owner = excluded.owner,
+                updated_at_us = excluded.updated_at_us, scenario = excluded.scenario;
+            """;
+        var id = upsert.Parameters.Add("$id", SqliteType.Text);
+        var created = upsert.Parameters.Add("$created", SqliteType.Integer);
+        var transport = upsert.Parameters.Add("$transport", SqliteType.Text);
+        var state = upsert.Parameters.Add("$state", SqliteType.Integer);
+        var finished = upsert.Parameters.Add("$finished", SqliteType.Integer);
+        upsert.Parameters.AddWithValue("$owner", owner);
+        var updated = upsert.Parameters.Add("$updated", SqliteType.Integer);
+        var blob = upsert.Parameters.Add("$scenario", SqliteType.Blob);
+
+        using var point = connection.CreateCommand();
+        point.Transaction = transaction;
+        point.CommandText = """
+            INSERT OR REPLACE INTO series (scenario_id, elapsed_ns, messages_per_second, bytes_per_second, latency_kind, samples,
+                min_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns, daemon_cpu_percent, agents_cpu_percent)
+            VALUES ($id, $elapsed, $mps, $bps, $kind, $samples, $min, $p50, $p90, $p99, $p999, $max, $mean, $daemon_cpu, $agents_cpu);
+            """;
+        var pointParameters = new[] { "$id", "$elapsed", "$mps", "$bps", "$kind", "$samples", "$min", "$p50", "$p90", "$p99", "$p999", "$max", "$mean", "$daemon_cpu", "$agents_cpu" }
+            .Select(name => point.Parameters.Add(name, name is "$mps" or "$bps" or "$daemon_cpu" or "$agents_cpu" ? SqliteType.Real
+                : name == "$id" ? SqliteType.Text : SqliteType.Integer))
+            .ToArray();
+
+        long now = ToMicros(DateTime.UtcNow);
+        foreach (var write in writes)
+        {
+            if (write.Scenario is { } scenario)
+            {
+                id.Value = scenario.Id;
+                created.Value = ToMicros(scenario.CreatedAt);
+                transport.Value = scenario.Spec?.Transport ?? string.Empty;
+                state.Value = (int)scenario.State;
+                finished.Value = IsFinished(scenario.State) ? 1 : 0;
+                updated.Value = now;
+                blob.Value = scenario.ToByteArray();
+                upsert.ExecuteNonQuery();
+            }
+
+            if (write.Point is { } interval)
+            {
+                var latency = interval.Latency ?? new LatencyStats();
+                object[] values =
+                [
+                    write.ScenarioId, Nanos(interval.Elapsed), interval.MessagesPerSecond, interval.BytesPerSecond, (int)latency.Kind, (long)latency.Samples,
+                    Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99), Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
+                    interval.DaemonCpuPercent, interval.AgentsCpuPercent,
+                ];
+                for (int i = 0; i < values.Length; i++)
+                {
+                    pointParameters[i].Value = values[i];
+                }
+
+                point.ExecuteNonQuery();
+            }
+        }
+
+        transaction.Commit();
+    }
+
+    public Scenario? Get(string id)
+    {
+        using var connection = Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = "SELECT scenario FROM scenarios WHERE id = $id;";
+        command.Parameters.AddWithValue("$id", id);
+        return command.ExecuteScalar() is byte[] bytes ? Scenario.Parser.ParseFrom(bytes) : null;
+    }
+
+    /// <summary>
+    /// Up to <paramref name="limit"/> scenarios matching <paramref name="filter"/>, newest first (created_at, then id
+    /// descending), strictly after <paramref name="after"/> in that order when given.
+    /// </summary>
+    public IReadOnlyList<Scenario> Query(ScenarioFilter filter, ScenarioKey? after, int limit)
+    {
+        using var connection = Open();
+        using var command = connection.CreateCommand();
+        var where = new List<string>();
+        if (filter.Transport is { } transport)
+        {
+            where.Add("transport = $transport");
+            command.Parameters.AddWithValue("$transport", transport);
+        }
+
+        if (filter.State is { } state)
+        {
+            where.Add("state = $state");
+            command.Parameters.AddWithValue("$state", (int)state);
+        }
+
+        if (filter.CreatedAfter is { } from)
+        {
+            where.Add("created_at_us >= $from");
+            command.Parameters.AddWithValue("$from", ToMicros(from));
+        }
+
+        if (filter.CreatedBefore is { } to)
+        {
+            where.Add("created_at_us < $to");
+            command.Parameters.AddWithValue("$to", ToMicros(to));
+        }
+
+        if (after is { } key)
+        {
+            where.Add("(created_at_us < $after_created OR (created_at_us = $after_created AND id < $after_id))");
+            command.Parameters.AddWithValue("$after_created", key.CreatedAtMicros);
+            command.Parameters.AddWithValue("$after_id", key.Id);
+        }
+
+        command.CommandText = "SELECT scenario FROM scenarios"
+            + (where.Count > 0 ? " WHERE " + string.Join(" AND ", where) : string.Empty)
+            + " ORDER BY created_at_us DESC, id DESC LIMIT $limit;";
+        command.Parameters.AddWithValue("$limit", limit);
+        var scenarios = new List<Scenario>();
+        using var reader = command.ExecuteReader();
+        while (reader.Read())
+        {
+            scenarios.Add(Scenario.Parser.ParseFrom((byte[])reader[0]));
+        }
+
+        return scenarios;
+    }
+
+    /// <summary>A scenario's per-tick series, oldest first.</summary>
+    public IReadOnlyList<IntervalStats> Series(string id)
+    {
+        using var connection = Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = """
+            SELECT elapsed_ns, messages_per_second, bytes_per_second, latency_kind, samples, min_ns, p50_ns, p90_ns, p99_ns, p999_ns, max_ns, mean_ns,
+                daemon_cpu_percent, agents_cpu_percent
+            FROM series WHERE scenario_id = $id ORDER BY elapsed_ns;
+            """;
+        command.Parameters.AddWithValue("$id", id);
+        var series = new List<IntervalStats>();
+        using var reader = command.ExecuteReader();
+        while (reader.Read())
+        {
+            series.Add(new IntervalStats
+            {
+                Elapsed = StatsFormatting.Nanoseconds(reader.GetInt64(0)),
+                MessagesPerSecond = reader.GetDouble(1),
+                BytesPerSecond = reader.GetDouble(2),
+                Latency = new LatencyStats
+                {
+                    Kind = (LatencyKind)reader.GetInt32(3),
+                    Samples = (ulong)reader.GetInt64(4),
+                    Min = StatsFormatting.Nanoseconds(reader.GetInt64(5)),
+                    P50 = StatsFormatting.Nanoseconds(reader.GetInt64(6)),
+                    P90 = StatsFormatting.Nanoseconds(reader.GetInt64(7)),
+                    P99 = StatsFormatting.Nanoseconds(reader.GetInt64(8)),
+                    P999 = StatsFormatting.Nanoseconds(reader.GetInt64(9)),
+                    Max = StatsFormatting.Nanoseconds(reader.GetInt64(10)),
+                    Mean = StatsFormatting.Nanoseconds(reader.GetInt64(11)),
+                },
+                DaemonCpuPercent = reader.GetDouble(12),
+                AgentsCpuPercent = reader.GetDouble(13),
+            });
+        }
+
+        return series;
+    }
+
+    /// <summary>
+    /// Scenarios left unfinished by an owner that is gone (a daemon that was killed or lost power): FAILED, "daemon
+    /// restarted", ended now. Rows of a live owner (a daemon or `run` sharing this file) are left alone.
+    /// </summary>
+    public IReadOnlyList<string> FailOrphans(Func<string, bool> ownerAlive, DateTime now)
+    {
+        using var connection = Open();
+        using var transaction = connection.BeginTransaction();
+        var orphans = new List<(string Id, string Owner, byte[] Bytes)>();
+        using (var select = connection.CreateCommand())
+        {
+            select.Transaction = transaction;
+            select.CommandText = "SELECT id, owner, scenario FROM scenarios WHERE finished = 0;";
+            using var reader = select.ExecuteReader();
+            while (reader.Read())
+            {
+                orphans.Add((reader.GetString(0), reader.GetString(1), (byte[])reader[2]));
+            }
+        }
+
+        var failed = new List<string>();
+        using var update = connection.CreateCommand();
+        update.Transaction = transaction;
+        update.CommandText = "UPDATE scenarios SET state = $state, finished = 1, updated_at_us = $now, scenario = $scenario WHERE id = $id;";
+        foreach (var (id, owner, bytes) in orphans)
+        {
+            if (ownerAlive(owner))
+            {
+                continue;
+            }
+
+            var scenario = Scenario.Parser.ParseFrom(bytes);
+            scenario.State = ScenarioState.Failed;
+            scenario.Error = DaemonRestartedError;
+            scenario.EndedAt = Google.Protobuf.WellKnownTypes.Timestamp.FromDateTime(now);
+            update.Parameters.Clear();
+            update.Parameters.AddWithValue("$state", (int)ScenarioState.Failed);
+            update.Parameters.AddWithValue("$now", ToMicros(now));
+            update.Parameters.AddWithValue("$scenario", scenario.ToByteArray());
+            update.Parameters.AddWithValue("$id", id);
+            update.ExecuteNonQuery();
+            failed.Add(id);
+        }
+
+        transaction.Commit();
+        return failed;
+    }
+
+    public const string DaemonRestartedError = "daemon restarted";
+
+    /// <summary>
+    /// Deletes finished scenarios (and their series), oldest first, until at most <paramref name="maxScenarios"/>
+    /// remain, and those created before <paramref name="olderThan"/>. Unfinished ones are never deleted. Returns the ids.
+    /// </summary>
+    public IReadOnlyList<string> Trim(int maxScenarios, DateTime? olderThan)
+    {
+        using var connection = Open();
+        using var transaction = connection.BeginTransaction();
+        var doomed = new List<string>();
+        using (var select = connection.CreateCommand())
+        {
+            select.Transaction = transaction;
+            select.CommandText = """
+                SELECT id FROM scenarios WHERE finished = 1 AND created_at_us < $cutoff
+                UNION
+                SELECT id FROM (SELECT id FROM scenarios WHERE finished = 1 ORDER BY created_at_us ASC, id ASC
+                                LIMIT max(0, (SELECT count(*) FROM scenarios) - $max));
+                """;
+            select.Parameters.AddWithValue("$cutoff", olderThan is { } cutoff ? ToMicros(cutoff) : long.MinValue);
+            select.Parameters.AddWithValue("$max", maxScenarios);
+            using var reader = select.ExecuteReader();
+            while (reader.Read())
+            {
+                doomed.Add(reader.GetString(0));
+            }
+        }
+
+        using var delete = connection.CreateCommand();
+        delete.Transaction = transaction;
+        delete.CommandText = "DELETE FROM series WHERE scenario_id = $id; DELETE FROM scenarios WHERE id = $id;";
+        var id = delete.Parameters.Add("$id", SqliteType.Text);
+        foreach (var doomedId in doomed)
+        {
+            id.Value = doomedId;
+            delete.ExecuteNonQuery();
+        }
+
+        transaction.Commit();
+        return doomed;
+    }
+
+    public long Count()
+    {
+        using var connection = Open();
+        return (long)Scalar(connection, "SELECT count(*) FROM scenarios;")!;
+    }
+
+    public static bool IsFinished(ScenarioState state) => state is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed;
+
+    public static long ToMicros(Google.Protobuf.WellKnownTypes.Timestamp? timestamp) =>
+        timestamp is null ? 0 : timestamp.Seconds * 1_000_000 + timestamp.Nanos / 1000;
+
+    public static long ToMicros(DateTime time) => (time.ToUniversalTime() - DateTime.UnixEpoch).Ticks / 10;
+
+    private static long Nanos(Google.Protobuf.WellKnownTypes.Duration? duration) =>
+        duration is null ? 0 : duration.Seconds * 1_000_000_000 + duration.Nanos;
+
+    private SqliteConnection Open()
+    {
+        var connection = new SqliteConnection(_connectionString);
+        try
+        {
+            connection.Open();
+            // Per connection: another process (a second daemon, `run`) may hold the write lock for a moment.
+            Execute(connection, string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout = {(int)BusyTimeout.TotalMilliseconds};"));
+            return connection;
+        }
+        catch
+        {
+            connection.Dispose();
+            throw;
+        }
+    }
+
+    private static void Execute(SqliteConnection connection, string sql, SqliteTransaction? transaction = null)
+    {
+        using var command = connection.CreateCommand();
+        command.Transaction = transaction;
+        command.CommandText = sql;
+        command.ExecuteNonQuery();
+    }
+
+    private static object? Scalar(SqliteConnection connection, string sql)
+    {
+        using var command = connection.CreateCommand();
+        command.CommandText = sql;
+        return command.ExecuteScalar();
+    }
+}
+
+/// <summary>One queued write: a scenario's snapshot, a point of its series, or both.</summary>
+public sealed record StoreWrite(string ScenarioId, Scenario? Scenario, IntervalStats? Point);
+
+/// <summary>The ListScenarios/ExportScenarios filters, validated; null means "any".</summary>
+public sealed record ScenarioFilter(string? Transport, ScenarioState? State, DateTime? CreatedAfter, DateTime? CreatedBefore)
+{
+    public static readonly ScenarioFilter None = new(null, null, null, null);
+
+    public bool Matches(Scenario scenario)
+    {
+        long created = ScenarioStore.ToMicros(scenario.CreatedAt);
+        return (Transport is null || scenario.Spec?.Transport == Transport)
+            && (State is null || scenario.State == State)
+            && (CreatedAfter is null || created >= ScenarioStore.ToMicros(CreatedAfter.Value))
+            && (CreatedBefore is null || created < ScenarioStore.ToMicros(CreatedBefore.Value));
+    }
+}
+
+/// <summary>A scenario's place in "newest first": created_at (µs), then id, both descending.</summary>
+public readonly record struct ScenarioKey(long CreatedAtMicros, string Id) : IComparable<ScenarioKey>
+{
+    public static ScenarioKey Of(Scenario scenario) => new(ScenarioStore.ToMicros(scenario.CreatedAt), scenario.Id);
+
+    /// <summary>Negative when this key comes first in "newest first" order.</summary>
+    public int CompareTo(ScenarioKey other)
+    {
+        int byTime = other.CreatedAtMicros.CompareTo(CreatedAtMicros);
+        return byTime != 0 ? byTime : string.CompareOrdinal(other.Id, Id);
+    }
+}

@@ -1,0 +1,299 @@
+using System.Diagnostics;
+using System.Globalization;
+using Google.Protobuf;
+using IpcBench.Daemon.Tests.Infrastructure;
+using IpcBench.GrpcLite;
+using IpcBench.Iceoryx2;
+using IpcBench.V1;
+using Xunit.Abstractions;
+
+namespace IpcBench.Daemon.Tests;
+
+/// <summary>
+/// Results that survive: real daemons on one database, stopped with SIGTERM or killed with SIGKILL mid-run, and
+/// started again. Each test has its own runtime directory and database, removed at the end.
+/// </summary>
+[Collection(DaemonCollection.Name)]
+public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
+{
+    private static readonly HttpClient Http = new() { Timeout = TimeSpan.FromSeconds(20) };
+    private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "persist-" + Guid.NewGuid().ToString("N")[..10]);
+    private readonly List<ProcessEntry> _agents = [];
+
+    private DaemonSettings Setup => new()
+    {
+        RuntimeBase = Path.Combine(_directory, "runtime"),
+        DatabasePath = Path.Combine(_directory, "state", "scenarios.db"),
+    };
+
+    public void Dispose()
+    {
+        // Agents a killed daemon left behind must be gone by now (the tests say so); never leave one running anyway.
+        _agents.ForEach(a => ProcessTree.SignalIfAlive(a, ProcessTree.SigKill));
+        if (Directory.Exists(_directory))
+        {
+            Directory.Delete(_directory, recursive: true);
+        }
+    }
+
+    [Fact]
+    public async Task SigTerm_ThenRestart_GetScenarioFindsIdenticalResults_AndListScenariosPagesAndFiltersThem()
+    {
+        Scenario uds, channels, stopped;
+        await using (var first = await DaemonProcess.StartAsync(Setup))
+        {
+            using var log = first.LogTo(output);
+            uds = await first.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(1)));
+            channels = await first.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(500)));
+            var soak = await first.StartScenarioAsync(Specs.Stream("uds", 1, 1, duration: null).With(s => s.RatePerPublisher = 5000));
+            await first.WaitForStateAsync(soak.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
+            stopped = await first.StopScenarioAsync(soak.Id);
+            Assert.Equal(ScenarioState.Stopped, stopped.State);
+            Assert.Equal(ScenarioState.Completed, uds.State);
+            Assert.Equal(ScenarioState.Completed, channels.State);
+
+            Assert.True(await first.TerminateAsync(TimeSpan.FromSeconds(10)), $"the daemon did not stop on SIGTERM\n{first.Output.Describe()}");
+            Assert.Equal(0, first.ExitCode);
+        }
+
+        await using var second = await DaemonProcess.StartAsync(Setup);
+        using var secondLog = second.LogTo(output);
+        foreach (var before in new[] { uds, channels, stopped })
+        {
+            var after = await second.GetScenarioAsync(before.Id);
+            Assert.True(before.Equals(after), $"before: {JsonFormatter.Default.Format(before)}\nafter: {JsonFormatter.Default.Format(after)}");
+        }
+
+        // Newest first, two to a page: stopped, channels | uds.
+        var page1 = await second.ListScenariosAsync(new ListScenariosRequest { PageSize = 2 });
+        Assert.Equal([stopped.Id, channels.Id], page1.Scenarios.Select(s => s.Id));
+        Assert.NotEmpty(page1.NextPageToken);
+        var page2 = await second.ListScenariosAsync(new ListScenariosRequest { PageSize = 2, PageToken = page1.NextPageToken });
+        Assert.Equal([uds.Id], page2.Scenarios.Select(s => s.Id));
+        Assert.Empty(page2.NextPageToken);
+
+        Assert.Equal([stopped.Id, uds.Id], await IdsAsync(second, new ListScenariosRequest { Transport = "uds" }));
+        Assert.Equal([stopped.Id], await IdsAsync(second, new ListScenariosRequest { State = ScenarioState.Stopped }));
+        Assert.Equal([uds.Id], await IdsAsync(second, new ListScenariosRequest { Transport = "uds", State = ScenarioState.Completed }));
+        Assert.Equal([stopped.Id, channels.Id], await IdsAsync(second, new ListScenariosRequest { CreatedAfter = channels.CreatedAt }));
+        Assert.Equal([uds.Id], await IdsAsync(second, new ListScenariosRequest { CreatedBefore = channels.CreatedAt }));
+
+        // A scenario the new daemon runs is listed first, beside the stored ones.
+        var fresh = await second.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(300)));
+        Assert.Equal([fresh.Id, stopped.Id, channels.Id, uds.Id], await IdsAsync(second, new ListScenariosRequest()));
+
+        // The series survived too, one point per tick.
+        var export = await second.ExportScenariosAsync(new ExportScenariosRequest { Ids = { uds.Id } });
+        var record = Assert.Single(JsonParser.Default.Parse<ScenarioExport>(export.Content).Scenarios);
+        Assert.True(record.Series.Count >= 1, export.Content);
+        Assert.Equal(uds, record.Scenario);
+        // uds subscribers are agents: both roles' CPU is in the series (the daemon's publisher spins or blocks, never 0 s).
+        Assert.All(record.Series, p => Assert.True(p.DaemonCpuPercent > 0 && p.AgentsCpuPercent >= 0, p.ToString()));
+
+        // Watching or stopping a stored scenario answers with it, as for a finished live one.
+        var watched = new List<Scenario>();
+        await foreach (var snapshot in second.WatchScenarioAsync(channels.Id))
+        {
+            watched.Add(snapshot);
+        }
+
+        Assert.Equal(channels, Assert.Single(watched));
+        Assert.Equal(stopped, await second.StopScenarioAsync(stopped.Id));
+
+        var unknownExport = await Assert.ThrowsAsync<RpcException>(() => second.ExportScenariosAsync(new ExportScenariosRequest { Ids = { uds.Id, "000000000000" } }));
+        Assert.Equal(StatusCode.NotFound, unknownExport.StatusCode);
+        Assert.Equal("ids[1]: no scenario '000000000000'", unknownExport.Detail);
+
+        var invalid = await Assert.ThrowsAsync<RpcException>(() => second.ListScenariosAsync(new ListScenariosRequest { PageSize = 5000 }));
+        Assert.Equal(StatusCode.InvalidArgument, invalid.StatusCode);
+        Assert.Equal("page_size: must be 1..1000, or 0 for 100; got 5000", invalid.Detail);
+        var wrongToken = await Assert.ThrowsAsync<RpcException>(() => second.ListScenariosAsync(new ListScenariosRequest { Transport = "tcp", PageToken = page1.NextPageToken }));
+        Assert.Equal(StatusCode.InvalidArgument, wrongToken.StatusCode);
+        Assert.StartsWith("page_token: ", wrongToken.Detail, StringComparison.Ordinal);
+        var missing = await Assert.ThrowsAsync<RpcException>(() => second.GetScenarioAsync("000000000000"));
+        Assert.Equal(StatusCode.NotFound, missing.StatusCode);
+    }
+
+    [Fact]
+    public Task SigKill_MidRun_OnShmRing_FailsTheRunningScenario_KeepsOldResults_AndLeavesNothingBehind() =>
+        KillMidRunAsync("shm-ring", (pid, scenario) =>
+            Directory.EnumerateFiles("/dev/shm", $"ipcbench.ring.{pid}.*").Select(Path.GetFileName).OfType<string>().ToList());
+
+    [Iceoryx2Fact]
+    public Task SigKill_MidRun_OnIceoryx2_FailsTheRunningScenario_KeepsOldResults_AndLeavesNothingBehind() =>
+        KillMidRunAsync("iceoryx2", (pid, scenario) =>
+        {
+            var service = string.Create(CultureInfo.InvariantCulture, $"ipcbench/{pid}/{scenario}/all");
+            return Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe) ? [service] : [];
+        });
+
+    /// <summary>Sockets live in the killed daemon's runtime directory, which <see cref="KillMidRunAsync"/> checks for every transport.</summary>
+    [Fact]
+    public Task SigKill_MidRun_OnUds_FailsTheRunningScenario_AndLeavesNoSockets() => KillMidRunAsync("uds", (_, _) => []);
+
+    /// <summary>
+    /// Kills the daemon alone (its agents must notice and exit by themselves) while a scenario runs, then starts a new
+    /// daemon on the same runtime directory and database. <paramref name="leftovers"/> lists what the transport left
+    /// of the killed daemon's scenario (by daemon pid and scenario id); the new daemon must have removed it.
+    /// </summary>
+    private async Task KillMidRunAsync(string transport, Func<int, string, List<string>> leftovers)
+    {
+        Scenario old;
+        string running;
+        int killedPid;
+        string killedRuntime;
+        await using (var first = await DaemonProcess.StartAsync(Setup))
+        {
+            using var log = first.LogTo(output);
+            old = await first.RunScenarioAsync(Specs.Stream(transport, 1, 2, Specs.Seconds(1)));
+            new ScenarioExpectations(old, first).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
+
+            var started = await first.StartScenarioAsync(Specs.Stream(transport, 1, 2, duration: null)
+                .With(s => { s.RatePerPublisher = 5000; s.WaitStrategy = WaitStrategy.Block; }));
+            running = started.Id;
+            // Past the first tick, so the database holds a running snapshot with stats and a series point.
+            await first.WaitForAsync(running, s => s.State == ScenarioState.Running && s.LastInterval is not null, TimeSpan.FromSeconds(30), "to run a tick");
+            // The writer thread is a few milliseconds behind the tick: give it those before the crash.
+            await Task.Delay(300);
+            _agents.AddRange(first.Agents());
+            Assert.Equal(2, _agents.Count);
+            killedPid = first.Pid;
+            killedRuntime = first.RuntimeDirectory;
+            Assert.True(Directory.Exists(killedRuntime), killedRuntime);
+            if (transport == "shm-ring")
+            {
+                Assert.NotEmpty(leftovers(killedPid, running));
+            }
+
+            await first.KillAsync();
+            output.WriteLine($"killed daemon {killedPid} while scenario {running} ran; its agents: {string.Join("; ", _agents)}");
+        }
+
+        // Orphaned agents watch their parent and exit on their own.
+        await WaitUntilAsync(() => _agents.All(a => !a.IsAlive), TimeSpan.FromSeconds(10),
+            () => $"agents still running after their daemon was killed: {string.Join("; ", _agents.Where(a => a.IsAlive))}");
+
+        await using var second = await DaemonProcess.StartAsync(Setup);
+        using var secondLog = second.LogTo(output);
+
+        var failed = await second.GetScenarioAsync(running);
+        Assert.Equal(ScenarioState.Failed, failed.State);
+        Assert.Equal("daemon restarted", failed.Error);
+        Assert.NotNull(failed.EndedAt);
+        Assert.True(failed.EndedAt.ToDateTime() >= failed.CreatedAt.ToDateTime(), failed.ToString());
+        Assert.Equal(transport, failed.Spec.Transport);
+        Assert.True(failed.Stats is { MessagesSent: > 0 }, $"the last stored snapshot of the killed run had no stats: {failed}");
+        Assert.Equal(old, await second.GetScenarioAsync(old.Id));
+        Assert.Equal([running], await IdsAsync(second, new ListScenariosRequest { State = ScenarioState.Failed }));
+        Assert.Contains("marked FAILED", second.Output.Text, StringComparison.Ordinal);
+
+        Assert.False(Directory.Exists(killedRuntime), $"the killed daemon's runtime directory {killedRuntime} (its sockets) survived the restart");
+        Assert.Empty(leftovers(killedPid, running));
+
+        // And the transport works on the restarted daemon.
+        var next = await second.RunScenarioAsync(Specs.Stream(transport, 1, 2, Specs.Seconds(1)));
+        new ScenarioExpectations(next, second).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
+    }
+
+    [Fact]
+    public async Task ADatabaseThatCannotBeOpened_DoesNotStopScenarios_AndIsReportedOnTheScenarioAndInMetrics()
+    {
+        // A regular file where the database's directory would be: even root cannot create it.
+        Directory.CreateDirectory(_directory);
+        var blocker = Path.Combine(_directory, "blocker");
+        await File.WriteAllTextAsync(blocker, "not a directory");
+        await using var daemon = await DaemonProcess.StartAsync(Setup with { DatabasePath = Path.Combine(blocker, "scenarios.db") });
+        using var log = daemon.LogTo(output);
+
+        var result = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(500)));
+
+        new ScenarioExpectations(result, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
+        Assert.Contains("cannot be opened", result.StorageError, StringComparison.Ordinal);
+        var metrics = MetricsText.Parse(await Http.GetStringAsync(daemon.MetricsUrl));
+        Assert.True(metrics.Named("ipcbench_store_write_failures_total").Single().Value > 0);
+        Assert.Equal(0, metrics.Named("ipcbench_store_available").Single().Value);
+        Assert.Contains(daemon.Output.Lines(0), l => l.Contains(result.Id, StringComparison.Ordinal) && l.Contains("database writes failed", StringComparison.Ordinal));
+
+        // Still listed from memory.
+        Assert.Contains(result.Id, await IdsAsync(daemon, new ListScenariosRequest()));
+    }
+
+    [Fact]
+    public async Task Retention_AppliesToTheDatabase_AcrossARestart()
+    {
+        var setup = Setup with { Configuration = ["--IpcBench:MaxRetainedScenarios=2"] };
+        var ids = new List<string>();
+        await using (var first = await DaemonProcess.StartAsync(setup))
+        {
+            using var log = first.LogTo(output);
+            for (int i = 0; i < 3; i++)
+            {
+                ids.Add((await first.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(200)))).Id);
+            }
+        }
+
+        await using var second = await DaemonProcess.StartAsync(setup);
+        using var secondLog = second.LogTo(output);
+        Assert.Equal([ids[2], ids[1]], await IdsAsync(second, new ListScenariosRequest()));
+        var gone = await Assert.ThrowsAsync<RpcException>(() => second.GetScenarioAsync(ids[0]));
+        Assert.Equal(StatusCode.NotFound, gone.StatusCode);
+    }
+
+    [Fact]
+    public async Task CompareScenarios_OfTwoRealRuns_AndItsRefusals()
+    {
+        await using var daemon = await DaemonProcess.StartAsync(Setup);
+        using var log = daemon.LogTo(output);
+        var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(1)).With(s => s.RatePerPublisher = 20_000);
+        var baseline = await daemon.RunScenarioAsync(spec);
+        var candidate = await daemon.RunScenarioAsync(spec.With(s => s.PayloadBytes = 128));
+
+        var result = await daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = baseline.Id, CandidateId = candidate.Id });
+
+        Assert.Equal(5, result.ThresholdPercent);
+        Assert.Equal(baseline.Id, result.Baseline.Id);
+        Assert.Equal(candidate.Id, result.Candidate.Id);
+        var rate = result.Metrics.Single(m => m.Metric == "messages_per_second");
+        Assert.Equal(baseline.Stats.MessagesPerSecond, rate.Baseline);
+        Assert.Equal(candidate.Stats.MessagesPerSecond, rate.Candidate);
+        Assert.Equal(candidate.Stats.MessagesPerSecond / baseline.Stats.MessagesPerSecond, rate.Ratio, 9);
+        Assert.Contains(result.Metrics, m => m.Metric == "cpu_per_message_agent" && m.Baseline > 0);
+        Assert.Contains(result.Metrics, m => m.Metric == "latency_p999");
+        Assert.NotEqual(ComparisonVerdict.Unspecified, result.Verdict);
+        Assert.Contains("payload_bytes: 64 vs 128", result.Notes);
+
+        var self = await daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = baseline.Id, CandidateId = baseline.Id, ThresholdPercent = 1 });
+        Assert.Equal(ComparisonVerdict.Same, self.Verdict);
+
+        var unknown = await Assert.ThrowsAsync<RpcException>(() => daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = baseline.Id, CandidateId = "ffffffffffff" }));
+        Assert.Equal(StatusCode.NotFound, unknown.StatusCode);
+        Assert.Equal("candidate_id: no scenario 'ffffffffffff'", unknown.Detail);
+
+        var soak = await daemon.StartScenarioAsync(Specs.Stream("channels", 1, 1, duration: null).With(s => s.RatePerPublisher = 1000));
+        var notFinished = await Assert.ThrowsAsync<RpcException>(() => daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = soak.Id, CandidateId = baseline.Id }));
+        Assert.Equal(StatusCode.FailedPrecondition, notFinished.StatusCode);
+        Assert.StartsWith("baseline_id: ", notFinished.Detail, StringComparison.Ordinal);
+        await daemon.StopScenarioAsync(soak.Id);
+
+        var threshold = await Assert.ThrowsAsync<RpcException>(() => daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = baseline.Id, CandidateId = baseline.Id, ThresholdPercent = 2000 }));
+        Assert.Equal(StatusCode.InvalidArgument, threshold.StatusCode);
+        Assert.StartsWith("threshold_percent: ", threshold.Detail, StringComparison.Ordinal);
+    }
+
+    private static async Task<List<string>> IdsAsync(DaemonProcess daemon, ListScenariosRequest request) =>
+        [.. (await daemon.ListScenariosAsync(request)).Scenarios.Select(s => s.Id)];
+
+    private static async Task WaitUntilAsync(Func<bool> condition, TimeSpan timeout, Func<string> describe)
+    {
+        var clock = Stopwatch.StartNew();
+        while (!condition())
+        {
+            if (clock.Elapsed > timeout)
+            {
+                throw new Xunit.Sdk.XunitException(describe());
+            }
+
+            await Task.Delay(100);
+        }
+    }
+}

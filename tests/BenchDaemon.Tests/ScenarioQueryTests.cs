@@ -1,0 +1,75 @@
+using Google.Protobuf.WellKnownTypes;
+using IpcBench.Daemon.Control;
+using IpcBench.GrpcLite;
+using IpcBench.Transports;
+using IpcBench.V1;
+
+namespace IpcBench.Daemon.Tests;
+
+/// <summary>ListScenarios/ExportScenarios paging and filters: defaults, refusals naming the field, and page tokens.</summary>
+public sealed class ScenarioQueryTests
+{
+    private static readonly TransportRegistry Transports = TransportRegistry.CreateDefault();
+
+    [Fact]
+    public void Defaults_AreAPageOf100_WithNoFilter()
+    {
+        var query = ScenarioQuery.From(Transports, new ListScenariosRequest());
+
+        Assert.Equal(100, query.PageSize);
+        Assert.Null(query.After);
+        Assert.Equal(new Persistence.ScenarioFilter(null, null, null, null), query.Filter);
+    }
+
+    [Theory]
+    [InlineData(-1)]
+    [InlineData(1001)]
+    public void PageSize_OutOfRange_IsInvalid(int pageSize) =>
+        AssertInvalid(new ListScenariosRequest { PageSize = pageSize }, $"page_size: must be 1..1000, or 0 for 100; got {pageSize}");
+
+    [Fact]
+    public void UnknownTransport_IsInvalid_ListingTheKnownOnes()
+    {
+        var e = AssertInvalid(new ListScenariosRequest { Transport = "carrier-pigeon" }, "transport: 'carrier-pigeon' is not a transport; one of: ");
+        Assert.Contains("uds", e.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void UnknownState_IsInvalid_ListingTheStates()
+    {
+        var e = AssertInvalid(new ListScenariosRequest { State = (ScenarioState)42 }, "state: unknown value 42; allowed: SCENARIO_STATE_PENDING");
+        Assert.Contains("SCENARIO_STATE_FAILED", e.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TimeWindow_MustBeOrdered_AndTimestampsValid()
+    {
+        var t = Timestamp.FromDateTime(new DateTime(2025, 1, 1, 0, 0, 0, DateTimeKind.Utc));
+        AssertInvalid(new ListScenariosRequest { CreatedAfter = t, CreatedBefore = t }, "created_before: must be later than created_after");
+        AssertInvalid(new ListScenariosRequest { CreatedAfter = new Timestamp { Seconds = 1, Nanos = -5 } }, "created_after: must be a time between");
+        AssertInvalid(new ListScenariosRequest { CreatedBefore = new Timestamp { Seconds = long.MaxValue } }, "created_before: must be a time between");
+    }
+
+    [Fact]
+    public void PageToken_RoundTrips_AndIsRefusedWhenForgedOrUsedWithOtherFilters()
+    {
+        var first = ScenarioQuery.From(Transports, new ListScenariosRequest { Transport = "uds", PageSize = 2 });
+        var last = new Scenario { Id = "abc123", CreatedAt = Timestamp.FromDateTime(new DateTime(2025, 1, 1, 0, 0, 1, DateTimeKind.Utc)) };
+        var token = first.NextToken(last);
+
+        var next = ScenarioQuery.From(Transports, new ListScenariosRequest { Transport = "uds", PageSize = 2, PageToken = token });
+        Assert.Equal(Persistence.ScenarioKey.Of(last), next.After);
+
+        AssertInvalid(new ListScenariosRequest { Transport = "tcp", PageToken = token }, "page_token: was issued for other filters");
+        AssertInvalid(new ListScenariosRequest { PageToken = "not a token!" }, "page_token: is not a next_page_token this daemon issued");
+        AssertInvalid(new ListScenariosRequest { PageToken = "Zm9vfGJhcg" }, "page_token: is not a next_page_token this daemon issued");
+    }
+
+    private static RpcException AssertInvalid(ListScenariosRequest request, string detailStart)
+    {
+        var e = Assert.Throws<RpcException>(() => ScenarioQuery.From(Transports, request));
+        Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
+        Assert.StartsWith(detailStart, e.Detail, StringComparison.Ordinal);
+        return e;
+    }
+}
