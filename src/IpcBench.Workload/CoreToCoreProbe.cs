@@ -11,6 +11,7 @@ public static partial class CoreToCoreProbe
 {
     public sealed record Result(double MedianRoundTripNs, string Cores);
 
+    /// <summary>Null off Linux, on one core, or when the machine is too busy to finish within 2 s (or 20x the duration).</summary>
     public static Result? Measure(TimeSpan duration, int coreA = 0, int coreB = 1)
     {
         if (!OperatingSystem.IsLinux() || Environment.ProcessorCount < 2)
@@ -44,6 +45,9 @@ public static partial class CoreToCoreProbe
 
         ponger.Start();
         var pinnedA = PinCurrentThreadTemporarily(coreA, out var restore);
+        // On a loaded machine a pinned thread may wait whole scheduler slices for its core, and a scenario must not sit
+        // in STARTING for a minute over a figure that would be meaningless anyway: give up, and report no probe.
+        long giveUpAtNs = MonotonicClock.NowNs() + Math.Max(2_000_000_000L, duration.Ticks * 100 * 20);
         try
         {
             long value = 0;
@@ -57,8 +61,17 @@ public static partial class CoreToCoreProbe
                     for (int i = 0; i < 64; i++)
                     {
                         Volatile.Write(ref line.Value, value + 1);
+                        int spins = 0;
                         while (Volatile.Read(ref line.Value) != value + 2)
                         {
+                            if (++spins == 1 << 20)
+                            {
+                                spins = 0;
+                                if (MonotonicClock.NowNs() > giveUpAtNs)
+                                {
+                                    return null;
+                                }
+                            }
                         }
 
                         value += 2;
@@ -68,6 +81,11 @@ public static partial class CoreToCoreProbe
                     now = MonotonicClock.NowNs();
                 }
                 while (now - start < batchBudgetNs);
+                if (now > giveUpAtNs)
+                {
+                    return null;
+                }
+
                 batchNs[batch] = (double)(now - start) / trips;
             }
         }
