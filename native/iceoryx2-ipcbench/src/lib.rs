@@ -204,11 +204,12 @@ fn poll_until<F: FnMut() -> Result<bool, Error>>(timeout_us: i64, mut cond: F) -
 // ---------------------------------------------------------------------------------------------
 
 /// Fixed-size table of outstanding loans or samples. A token is `(generation << 32) | (index + 1)`
-/// so 0 is never a valid token and a stale token (already sent/released) is detected.
+/// so 0 is never a valid token and a stale token (already sent/released) is detected. Free slots are
+/// a stack of indexes: a batch of 16 samples is inserted without scanning the table for each one.
 struct Slots<T> {
     items: Vec<Option<T>>,
     generations: Vec<u32>,
-    in_use: usize,
+    free: Vec<u32>,
 }
 
 impl<T> Slots<T> {
@@ -217,26 +218,22 @@ impl<T> Slots<T> {
         Self {
             items: (0..capacity).map(|_| None).collect(),
             generations: vec![0; capacity],
-            in_use: 0,
+            // popped from the end: slot 0 first
+            free: (0..capacity as u32).rev().collect(),
         }
     }
 
     #[inline]
     fn is_full(&self) -> bool {
-        self.in_use == self.items.len()
+        self.free.is_empty()
     }
 
     /// Caller must check `is_full()` first.
     #[inline]
     fn insert(&mut self, value: T) -> (u64, &mut T) {
-        let index = self
-            .items
-            .iter()
-            .position(|s| s.is_none())
-            .expect("Slots::insert called while full");
+        let index = self.free.pop().expect("Slots::insert called while full") as usize;
         let generation = self.generations[index].wrapping_add(1).max(1);
         self.generations[index] = generation;
-        self.in_use += 1;
         let slot = &mut self.items[index];
         *slot = Some(value);
         (
@@ -257,17 +254,18 @@ impl<T> Slots<T> {
         }
         let v = self.items[index].take();
         if v.is_some() {
-            self.in_use -= 1;
+            self.free.push(index as u32);
         }
         v
     }
 
     fn clear(&mut self) -> usize {
-        let n = self.in_use;
+        let n = self.items.len() - self.free.len();
         for s in self.items.iter_mut() {
             *s = None;
         }
-        self.in_use = 0;
+        self.free.clear();
+        self.free.extend((0..self.items.len() as u32).rev());
         n
     }
 }
