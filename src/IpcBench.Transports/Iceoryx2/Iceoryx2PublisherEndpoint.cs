@@ -13,7 +13,7 @@ namespace IpcBench.Transports.Iceoryx2;
 /// </summary>
 internal sealed unsafe class Iceoryx2PublisherEndpoint : IPublisherEndpoint
 {
-    private readonly PortGate _gate = new();
+    private readonly PortGate _gate;
     private readonly Iceoryx2Settings _settings;
     private readonly WaitMode _waitMode;
     private readonly int _expectedSubscribers;
@@ -36,6 +36,7 @@ internal sealed unsafe class Iceoryx2PublisherEndpoint : IPublisherEndpoint
 
     public Iceoryx2PublisherEndpoint(PublisherOptions options, Iceoryx2Settings settings)
     {
+        _gate = new PortGate(FreePorts);
         _settings = settings;
         _waitMode = options.WaitMode;
         _expectedSubscribers = options.ExpectedSubscribers;
@@ -237,21 +238,9 @@ internal sealed unsafe class Iceoryx2PublisherEndpoint : IPublisherEndpoint
         Exit();
     }
 
-    public void Dispose()
-    {
-        if (_gate.Close())
-        {
-            FreePorts();
-        }
-    }
+    public void Dispose() => _gate.Close();
 
-    private void Exit()
-    {
-        if (_gate.Exit())
-        {
-            FreePorts();
-        }
-    }
+    private void Exit() => _gate.Exit();
 
     private void FreePorts()
     {

@@ -39,7 +39,7 @@ internal sealed class Iceoryx2SubscriberEndpoint(List<Iceoryx2Receiver> receiver
 /// </summary>
 internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
 {
-    private readonly PortGate _gate = new();
+    private readonly PortGate _gate;
     private readonly Iceoryx2Settings _settings;
     private readonly WaitMode _waitMode;
     private readonly int _subscriberIndex;
@@ -52,6 +52,7 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
 
     public Iceoryx2Receiver(SubscriberOptions options, string service, int[] publisherIndexes, Iceoryx2Settings settings, CancellationToken cancellationToken)
     {
+        _gate = new PortGate(FreePorts);
         _settings = settings;
         _waitMode = options.WaitMode;
         _subscriberIndex = options.SubscriberIndex;
@@ -169,21 +170,9 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
         Exit();
     }
 
-    public void Dispose()
-    {
-        if (_gate.Close())
-        {
-            FreePorts();
-        }
-    }
+    public void Dispose() => _gate.Close();
 
-    private void Exit()
-    {
-        if (_gate.Exit())
-        {
-            FreePorts();
-        }
-    }
+    private void Exit() => _gate.Exit();
 
     /// <summary>
     /// Waits until every expected publisher is on the service and connects to them, and connects every echo publisher
