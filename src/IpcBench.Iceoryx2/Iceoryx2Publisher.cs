@@ -66,6 +66,25 @@ public sealed unsafe class Iceoryx2Publisher : IDisposable
         return (int)receivers;
     }
 
+    /// <summary>
+    /// Sends a loaned buffer and loans the next one of <paramref name="nextLength"/> bytes in the same native call (a
+    /// publisher loop then makes one call per message). Returns the number of subscribers reached. When the next loan
+    /// cannot be had (too large, no free slot) <paramref name="nextToken"/> is 0 and <paramref name="next"/> empty: the
+    /// message was still sent, and <see cref="Loan(int, out ulong)"/> reports why.
+    /// </summary>
+    public int SendAndLoan(ulong token, int nextLength, out ulong nextToken, out Span<byte> next)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(nextLength);
+        ulong receivers;
+        byte* data;
+        ulong t;
+        Iceoryx2Library.Check(NativeMethods.iox2b_publisher_send_and_loan(Ptr, token, &receivers, (nuint)nextLength, &data, &t));
+        GC.KeepAlive(this);
+        nextToken = t;
+        next = t == 0 ? default : new Span<byte>(data, nextLength);
+        return (int)receivers;
+    }
+
     /// <summary>Returns a loaned buffer without sending it.</summary>
     public void Discard(ulong token)
     {

@@ -94,6 +94,29 @@ public sealed unsafe class Iceoryx2Subscriber : IDisposable
         return (int)count;
     }
 
+    /// <summary>
+    /// Releases the first <paramref name="held"/> samples of <paramref name="samples"/> (empty ones are skipped), then
+    /// receives up to <c>samples.Length</c> samples into it, in one native call: a receiver hands back the batch it has
+    /// finished with and gets the next. Returns how many were received (0 = none available; the released ones are
+    /// released either way). Bounded by the free borrow slots (<see cref="PublishSubscribeOptions.SubscriberMaxBorrowedSamples"/>).
+    /// </summary>
+    /// <exception cref="Iceoryx2Exception"><see cref="Iceoryx2ErrorCode.InvalidToken"/> when a sample to release was
+    /// already released (the valid ones are released, nothing is received).</exception>
+    public int ReleaseAndTryReceiveBatch(Span<ReceivedSample> samples, int held)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(held);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(held, samples.Length);
+        nuint count;
+        fixed (ReceivedSample* p = samples)
+        {
+            Iceoryx2Library.Check(NativeMethods.iox2b_subscriber_release_and_receive_batch(
+                Ptr, (NativeSample*)p, (nuint)held, (nuint)samples.Length, &count));
+        }
+
+        GC.KeepAlive(this);
+        return (int)count;
+    }
+
     /// <summary>Releases every sample the subscriber holds; returns how many.</summary>
     public int ReleaseAll()
     {

@@ -367,6 +367,13 @@ public class PublishSubscribeTests(ITestOutputHelper output)
             publisher.SendCopy(payload);
             subscriber.TryReceiveBatch(batch);
             subscriber.ReleaseAll();
+            publisher.Loan(100, out ulong token).Fill(2);
+            publisher.SendAndLoan(token, 100, out token, out var next);
+            next.Fill(3);
+            publisher.SendAndLoan(token, 100, out token, out _);
+            publisher.Discard(token);
+            int held = subscriber.ReleaseAndTryReceiveBatch(batch, 0);
+            subscriber.ReleaseAndTryReceiveBatch(batch, held);
             subscriber.TryReceive(out _);
         }
 

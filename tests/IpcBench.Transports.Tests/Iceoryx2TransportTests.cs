@@ -206,8 +206,24 @@ public class Iceoryx2TransportTests
     public void Queue_depth_follows_the_message_size_and_the_shared_memory_budget(int maxMessageBytes, int subscribers, int expected)
     {
         // bench/native computes the same (common::queue_depth), so both sides run the same service shape.
-        Assert.Equal(expected, ServiceLayout.QueueDepth(maxMessageBytes, subscribers, new Iceoryx2Settings()));
-        Assert.True(ServiceLayout.SegmentBytes(maxMessageBytes, subscribers, expected) <= 64L * 1024 * 1024 || expected == 2);
+        var settings = new Iceoryx2Settings();
+        Assert.Equal(expected, ServiceLayout.QueueDepth(maxMessageBytes, subscribers, settings));
+        int borrowed = ServiceLayout.BorrowedSamples(maxMessageBytes, subscribers, expected, settings);
+        Assert.True(ServiceLayout.SegmentBytes(maxMessageBytes, subscribers, expected, borrowed) <= 64L * 1024 * 1024 || expected == 2);
+    }
+
+    [Theory]
+    [InlineData(8 + MessageHeader.Size, 1, 16)] // small messages: whole batches
+    [InlineData(1024 + MessageHeader.Size, 4, 16)]
+    [InlineData(65536 + MessageHeader.Size, 1, 15)] // a quarter of the 63-message queue
+    [InlineData(524288 + MessageHeader.Size, 1, 1)] // a 7-message queue: one at a time
+    [InlineData(65536 + MessageHeader.Size, 64, 1)] // no room left under the 64 MiB budget
+    [InlineData(64 * 1024 * 1024 + MessageHeader.Size, 1, 1)]
+    public void Receive_batch_is_a_quarter_of_the_queue_within_the_shared_memory_budget(int maxMessageBytes, int subscribers, int expected)
+    {
+        var settings = new Iceoryx2Settings();
+        int depth = ServiceLayout.QueueDepth(maxMessageBytes, subscribers, settings);
+        Assert.Equal(expected, ServiceLayout.BorrowedSamples(maxMessageBytes, subscribers, depth, settings));
     }
 
     [Iceoryx2Fact]

@@ -47,7 +47,7 @@ type RawSample = Sample<Svc, [u8], ()>;
 // ---------------------------------------------------------------------------------------------
 
 /// Bumped whenever a signature or a struct layout of this ABI changes.
-pub const IOX2B_ABI_VERSION: i32 = 1;
+pub const IOX2B_ABI_VERSION: i32 = 2;
 
 pub const IOX2B_OK: i32 = 0;
 pub const IOX2B_NO_SAMPLE: i32 = 1;
@@ -204,11 +204,12 @@ fn poll_until<F: FnMut() -> Result<bool, Error>>(timeout_us: i64, mut cond: F) -
 // ---------------------------------------------------------------------------------------------
 
 /// Fixed-size table of outstanding loans or samples. A token is `(generation << 32) | (index + 1)`
-/// so 0 is never a valid token and a stale token (already sent/released) is detected.
+/// so 0 is never a valid token and a stale token (already sent/released) is detected. Free slots are
+/// a stack of indexes: a batch of 16 samples is inserted without scanning the table for each one.
 struct Slots<T> {
     items: Vec<Option<T>>,
     generations: Vec<u32>,
-    in_use: usize,
+    free: Vec<u32>,
 }
 
 impl<T> Slots<T> {
@@ -217,26 +218,22 @@ impl<T> Slots<T> {
         Self {
             items: (0..capacity).map(|_| None).collect(),
             generations: vec![0; capacity],
-            in_use: 0,
+            // popped from the end: slot 0 first
+            free: (0..capacity as u32).rev().collect(),
         }
     }
 
     #[inline]
     fn is_full(&self) -> bool {
-        self.in_use == self.items.len()
+        self.free.is_empty()
     }
 
     /// Caller must check `is_full()` first.
     #[inline]
     fn insert(&mut self, value: T) -> (u64, &mut T) {
-        let index = self
-            .items
-            .iter()
-            .position(|s| s.is_none())
-            .expect("Slots::insert called while full");
+        let index = self.free.pop().expect("Slots::insert called while full") as usize;
         let generation = self.generations[index].wrapping_add(1).max(1);
         self.generations[index] = generation;
-        self.in_use += 1;
         let slot = &mut self.items[index];
         *slot = Some(value);
         (
@@ -257,17 +254,18 @@ impl<T> Slots<T> {
         }
         let v = self.items[index].take();
         if v.is_some() {
-            self.in_use -= 1;
+            self.free.push(index as u32);
         }
         v
     }
 
     fn clear(&mut self) -> usize {
-        let n = self.in_use;
+        let n = self.items.len() - self.free.len();
         for s in self.items.iter_mut() {
             *s = None;
         }
-        self.in_use = 0;
+        self.free.clear();
+        self.free.extend((0..self.items.len() as u32).rev());
         n
     }
 }
@@ -913,6 +911,47 @@ pub unsafe extern "C" fn iox2b_publisher_send(publisher: *mut Iox2bPublisher, to
     })
 }
 
+/// Sends the loan `token` like `iox2b_publisher_send` and then, in the same call, loans the next buffer of
+/// `next_len` bytes (a publisher loop pays one native call per message instead of two). `out_data` /
+/// `out_token` NULL = no next loan. A failed next loan is not an error of this call (the message was sent):
+/// `*out_token` = 0 and a later `iox2b_publisher_loan` reports why.
+#[no_mangle]
+pub unsafe extern "C" fn iox2b_publisher_send_and_loan(
+    publisher: *mut Iox2bPublisher,
+    token: u64,
+    out_receivers: *mut u64,
+    next_len: usize,
+    out_data: *mut *mut u8,
+    out_token: *mut u64,
+) -> i32 {
+    guard(|| {
+        let p = unsafe { handle(publisher, "publisher") }?;
+        let wants_next = !out_data.is_null() && !out_token.is_null();
+        if wants_next {
+            unsafe {
+                *out_data = core::ptr::null_mut();
+                *out_token = 0;
+            }
+        }
+        let loan = p.loans.take(token).ok_or_else(|| {
+            Error::new(IOX2B_E_INVALID_TOKEN, "unknown loan token (already sent or discarded?)")
+        })?;
+        // SAFETY: the caller promised to initialize the loaned bytes; bytes have no invalid values.
+        let n = unsafe { loan.assume_init() }.send().map_err(send_error)?;
+        unsafe { write_out(out_receivers, n as u64) };
+        if wants_next && next_len <= p.max_message_size && !p.loans.is_full() {
+            if let Ok(next) = p.publisher.loan_slice_uninit(next_len) {
+                let (next_token, next) = p.loans.insert(next);
+                unsafe {
+                    *out_data = next.payload_mut().as_mut_ptr() as *mut u8;
+                    *out_token = next_token;
+                }
+            }
+        }
+        Ok(IOX2B_OK)
+    })
+}
+
 /// Returns a loaned sample to the publisher without sending it.
 #[no_mangle]
 pub unsafe extern "C" fn iox2b_publisher_discard(publisher: *mut Iox2bPublisher, token: u64) -> i32 {
@@ -1107,6 +1146,38 @@ pub unsafe extern "C" fn iox2b_subscriber_receive(
     })
 }
 
+/// Receives up to `max` samples into `out[0..]` (bounded by the free borrow slots); returns how many.
+/// An error after the first sample ends the batch early instead: the samples already taken must reach
+/// the caller, and the next receive reports the error again.
+#[inline(always)]
+unsafe fn fill_batch(s: &mut Iox2bSubscriber, out: *mut Iox2bSample, max: usize) -> Result<usize, Error> {
+    let mut n = 0usize;
+    while n < max && !s.samples.is_full() {
+        match s.subscriber.receive() {
+            Ok(Some(sample)) => {
+                let (token, sample) = s.samples.insert(sample);
+                let payload = sample.payload();
+                unsafe {
+                    out.add(n).write(Iox2bSample {
+                        data: payload.as_ptr(),
+                        len: payload.len(),
+                        token,
+                    })
+                };
+                n += 1;
+            }
+            Ok(None) => break,
+            Err(e) => {
+                if n == 0 {
+                    return Err(receive_error(e));
+                }
+                break;
+            }
+        }
+    }
+    Ok(n)
+}
+
 /// Receives up to `max` samples (bounded by the free borrow slots). `*out_count` = number filled.
 /// Returns IOX2B_OK if at least one sample was received, otherwise IOX2B_NO_SAMPLE.
 #[no_mangle]
@@ -1121,30 +1192,45 @@ pub unsafe extern "C" fn iox2b_subscriber_receive_batch(
         if out.is_null() || out_count.is_null() {
             return Err(Error::new(IOX2B_E_INVALID_ARGUMENT, "out/out_count is null"));
         }
-        let mut n = 0usize;
-        while n < max && !s.samples.is_full() {
-            match s.subscriber.receive() {
-                Ok(Some(sample)) => {
-                    let (token, sample) = s.samples.insert(sample);
-                    let payload = sample.payload();
-                    unsafe {
-                        out.add(n).write(Iox2bSample {
-                            data: payload.as_ptr(),
-                            len: payload.len(),
-                            token,
-                        })
-                    };
-                    n += 1;
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    if n == 0 {
-                        return Err(receive_error(e));
-                    }
-                    break;
-                }
+        let n = unsafe { fill_batch(s, out, max) }?;
+        unsafe { *out_count = n };
+        Ok(if n > 0 { IOX2B_OK } else { IOX2B_NO_SAMPLE })
+    })
+}
+
+/// Releases the `held` samples in `samples[0..held]` (tokens 0 are skipped), then receives up to `max`
+/// samples into `samples[0..]`, in one call: the batch a receiver has finished with becomes the next one.
+/// `held` = 0 only receives; `max` = 0 only releases. `*out_count` = number received.
+/// Returns IOX2B_OK if at least one sample was received, otherwise IOX2B_NO_SAMPLE. An unknown token
+/// releases every valid one, receives nothing and fails with IOX2B_E_INVALID_TOKEN.
+#[no_mangle]
+pub unsafe extern "C" fn iox2b_subscriber_release_and_receive_batch(
+    subscriber: *mut Iox2bSubscriber,
+    samples: *mut Iox2bSample,
+    held: usize,
+    max: usize,
+    out_count: *mut usize,
+) -> i32 {
+    guard(|| {
+        let s = unsafe { handle(subscriber, "subscriber") }?;
+        if out_count.is_null() || (samples.is_null() && (held > 0 || max > 0)) {
+            return Err(Error::new(IOX2B_E_INVALID_ARGUMENT, "samples/out_count is null"));
+        }
+        unsafe { *out_count = 0 };
+        let mut unknown = 0usize;
+        for i in 0..held {
+            let token = unsafe { (*samples.add(i)).token };
+            if token != 0 && s.samples.take(token).is_none() {
+                unknown += 1;
             }
         }
+        if unknown > 0 {
+            return Err(Error::new(
+                IOX2B_E_INVALID_TOKEN,
+                format!("{unknown} of {held} sample tokens are unknown (already released?)"),
+            ));
+        }
+        let n = unsafe { fill_batch(s, samples, max) }?;
         unsafe { *out_count = n };
         Ok(if n > 0 { IOX2B_OK } else { IOX2B_NO_SAMPLE })
     })

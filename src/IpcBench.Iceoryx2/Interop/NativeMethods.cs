@@ -6,13 +6,24 @@ namespace IpcBench.Iceoryx2.Interop;
 /// Source-generated P/Invoke declarations for libipcbench_iox2.so (see native/iceoryx2-ipcbench/README.md).
 /// Handles are passed as raw <see cref="nint"/>; the wrappers keep their <see cref="SafeHandle"/> alive with
 /// <see cref="GC.KeepAlive(object?)"/> so the hot path does no ref-counting and no marshalling.
+/// <para>
+/// <see cref="SuppressGCTransitionAttribute"/> marks the per-message calls that are short and can never wait:
+/// loan (static allocation, fails instead of waiting), discard, receive and release (lock-free queue operations;
+/// <c>ipc::Service</c> ports are single-threaded, so no lock either; a receive maps a new publisher's segment only when
+/// the set of publishers changed, which the handshake settles before the first message). They skip the switch to preemptive GC mode and
+/// back, which costs about as much as the call itself. Never add it to a call that can wait: send, send-and-loan and
+/// send-copy retry inside iceoryx2 while a no-loss subscriber is full (up to the send timeout), and a GC would stall
+/// every managed thread for that long; the same for notify (a system call), listener waits, handshakes and anything
+/// that creates, connects or destroys (shared-memory mapping). receive-copy is left out too: it copies up to a whole
+/// message (hundreds of microseconds at 512 KB).
+/// </para>
 /// </summary>
 internal static unsafe partial class NativeMethods
 {
     internal const string LibraryName = "ipcbench_iox2";
 
     /// <summary>Must match IOX2B_ABI_VERSION in the Rust crate.</summary>
-    internal const int ExpectedAbiVersion = 1;
+    internal const int ExpectedAbiVersion = 2;
 
     internal const int Ok = 0;
     internal const int NoSample = 1;
@@ -51,12 +62,17 @@ internal static unsafe partial class NativeMethods
     internal static partial int iox2b_publisher_destroy(nint publisher);
 
     [LibraryImport(LibraryName)]
+    [SuppressGCTransition]
     internal static partial int iox2b_publisher_loan(nint publisher, nuint len, byte** data, ulong* token);
 
     [LibraryImport(LibraryName)]
     internal static partial int iox2b_publisher_send(nint publisher, ulong token, ulong* receivers);
 
     [LibraryImport(LibraryName)]
+    internal static partial int iox2b_publisher_send_and_loan(nint publisher, ulong token, ulong* receivers, nuint nextLength, byte** nextData, ulong* nextToken);
+
+    [LibraryImport(LibraryName)]
+    [SuppressGCTransition]
     internal static partial int iox2b_publisher_discard(nint publisher, ulong token);
 
     [LibraryImport(LibraryName)]
@@ -79,15 +95,23 @@ internal static unsafe partial class NativeMethods
     internal static partial int iox2b_subscriber_destroy(nint subscriber);
 
     [LibraryImport(LibraryName)]
+    [SuppressGCTransition]
     internal static partial int iox2b_subscriber_receive(nint subscriber, ulong releaseToken, NativeSample* sample);
 
     [LibraryImport(LibraryName)]
+    [SuppressGCTransition]
     internal static partial int iox2b_subscriber_receive_batch(nint subscriber, NativeSample* samples, nuint max, nuint* count);
 
     [LibraryImport(LibraryName)]
+    [SuppressGCTransition]
+    internal static partial int iox2b_subscriber_release_and_receive_batch(nint subscriber, NativeSample* samples, nuint held, nuint max, nuint* count);
+
+    [LibraryImport(LibraryName)]
+    [SuppressGCTransition]
     internal static partial int iox2b_subscriber_release(nint subscriber, ulong token);
 
     [LibraryImport(LibraryName)]
+    [SuppressGCTransition]
     internal static partial int iox2b_subscriber_release_all(nint subscriber, nuint* released);
 
     [LibraryImport(LibraryName)]

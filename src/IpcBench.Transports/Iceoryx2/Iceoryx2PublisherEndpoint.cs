@@ -1,5 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using IpcBench.Iceoryx2;
 
 namespace IpcBench.Transports.Iceoryx2;
@@ -9,9 +11,9 @@ namespace IpcBench.Transports.Iceoryx2;
 /// the data service's event service; under ROUND_TRIP a subscriber port on its reply service (and under BLOCK a listener
 /// on the reply's event service). <see cref="Loan"/> hands out the shared-memory sample itself.
 /// </summary>
-internal sealed class Iceoryx2PublisherEndpoint : IPublisherEndpoint
+internal sealed unsafe class Iceoryx2PublisherEndpoint : IPublisherEndpoint
 {
-    private readonly PortGate _gate = new();
+    private readonly PortGate _gate;
     private readonly Iceoryx2Settings _settings;
     private readonly WaitMode _waitMode;
     private readonly int _expectedSubscribers;
@@ -24,11 +26,17 @@ internal sealed class Iceoryx2PublisherEndpoint : IPublisherEndpoint
     private Iceoryx2Subscriber? _replies;
     private Iceoryx2Listener? _replyListener;
     private ulong _loan;
-    private ReceivedSample _reply;
+    private int _loanLength;
+
+    // Send loans the next sample (same length) in its own native call, so a publisher loop makes one call per message.
+    private ulong _nextLoan;
+    private byte* _nextLoanData;
+    private readonly SampleBatch _replyBatch = new(1);
     private long _sent;
 
     public Iceoryx2PublisherEndpoint(PublisherOptions options, Iceoryx2Settings settings)
     {
+        _gate = new PortGate(FreePorts);
         _settings = settings;
         _waitMode = options.WaitMode;
         _expectedSubscribers = options.ExpectedSubscribers;
@@ -115,6 +123,22 @@ internal sealed class Iceoryx2PublisherEndpoint : IPublisherEndpoint
 
         try
         {
+            if (_nextLoan != 0)
+            {
+                if (_loanLength == length)
+                {
+                    _loan = _nextLoan;
+                    _nextLoan = 0;
+                    return new Span<byte>(_nextLoanData, length);
+                }
+
+                // Another length (the end-of-stream message): give it back.
+                ulong stale = _nextLoan;
+                _nextLoan = 0;
+                _publisher!.Discard(stale);
+            }
+
+            _loanLength = length;
             return _publisher!.Loan(length, out _loan);
         }
         catch (Iceoryx2Exception e)
@@ -142,7 +166,8 @@ internal sealed class Iceoryx2PublisherEndpoint : IPublisherEndpoint
             int receivers;
             try
             {
-                receivers = _publisher!.Send(_loan);
+                receivers = _publisher!.SendAndLoan(_loan, _loanLength, out _nextLoan, out var next);
+                _nextLoanData = (byte*)Unsafe.AsPointer(ref MemoryMarshal.GetReference(next));
             }
             catch (Iceoryx2Exception e) when (e.ErrorCode == Iceoryx2ErrorCode.DeliveryTimeout)
             {
@@ -186,9 +211,8 @@ internal sealed class Iceoryx2PublisherEndpoint : IPublisherEndpoint
         var replies = _replies!;
         try
         {
-            if (SampleWait.Next(replies, ref _reply, _replyListener, _waitMode, _settings.BlockWaitSlice, _gate, cancellationToken))
+            if (SampleWait.Next(replies, _replyBatch, out reply, _replyListener, _waitMode, _settings.BlockWaitSlice, _gate, cancellationToken))
             {
-                reply = _reply.Payload;
                 return true; // The gate stays held until ReleaseReply: the span points into shared memory.
             }
         }
@@ -210,25 +234,13 @@ internal sealed class Iceoryx2PublisherEndpoint : IPublisherEndpoint
 
     public void ReleaseReply()
     {
-        // The sample itself is released by the next receive (one native call instead of two), or when the port goes.
+        // The sample itself is released by the call that takes the next one, or when the port goes.
         Exit();
     }
 
-    public void Dispose()
-    {
-        if (_gate.Close())
-        {
-            FreePorts();
-        }
-    }
+    public void Dispose() => _gate.Close();
 
-    private void Exit()
-    {
-        if (_gate.Exit())
-        {
-            FreePorts();
-        }
-    }
+    private void Exit() => _gate.Exit();
 
     private void FreePorts()
     {

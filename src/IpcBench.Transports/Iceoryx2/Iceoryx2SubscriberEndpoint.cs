@@ -39,7 +39,7 @@ internal sealed class Iceoryx2SubscriberEndpoint(List<Iceoryx2Receiver> receiver
 /// </summary>
 internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
 {
-    private readonly PortGate _gate = new();
+    private readonly PortGate _gate;
     private readonly Iceoryx2Settings _settings;
     private readonly WaitMode _waitMode;
     private readonly int _subscriberIndex;
@@ -48,10 +48,11 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
     private Iceoryx2Subscriber? _subscriber;
     private Iceoryx2Listener? _listener;
     private EchoLink?[] _echoes = [];
-    private ReceivedSample _sample;
+    private SampleBatch _batch = new(1);
 
     public Iceoryx2Receiver(SubscriberOptions options, string service, int[] publisherIndexes, Iceoryx2Settings settings, CancellationToken cancellationToken)
     {
+        _gate = new PortGate(FreePorts);
         _settings = settings;
         _waitMode = options.WaitMode;
         _subscriberIndex = options.SubscriberIndex;
@@ -88,6 +89,8 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
 
             _subscriber = Iceoryx2Calls.Create(() => node.CreateSubscriber(service, ServiceLayout.OpenOptions(options.MaxMessageBytes, settings)),
                 $"subscriber {options.SubscriberIndex} on service '{service}'");
+            // The publishers sized the service, its borrow limit included: that is the batch this receiver can take.
+            _batch = new SampleBatch((int)Math.Min(_subscriber.GetServiceInfo().SubscriberMaxBorrowedSamples, ServiceLayout.MaxReceiveBatch));
             Handshake(publisherIndexes.Length, cancellationToken);
         }
         catch
@@ -110,9 +113,8 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
         var subscriber = _subscriber!;
         try
         {
-            if (SampleWait.Next(subscriber, ref _sample, _listener, _waitMode, _settings.BlockWaitSlice, _gate, cancellationToken))
+            if (SampleWait.Next(subscriber, _batch, out message, _listener, _waitMode, _settings.BlockWaitSlice, _gate, cancellationToken))
             {
-                message = _sample.Payload;
                 return true; // The gate stays held until Release: the span points into shared memory.
             }
         }
@@ -164,25 +166,13 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
 
     public void Release()
     {
-        // The sample itself is released by the next receive (one native call instead of two), or when the port goes.
+        // The sample itself is released with its batch by the call that takes the next batch, or when the port goes.
         Exit();
     }
 
-    public void Dispose()
-    {
-        if (_gate.Close())
-        {
-            FreePorts();
-        }
-    }
+    public void Dispose() => _gate.Close();
 
-    private void Exit()
-    {
-        if (_gate.Exit())
-        {
-            FreePorts();
-        }
-    }
+    private void Exit() => _gate.Exit();
 
     /// <summary>
     /// Waits until every expected publisher is on the service and connects to them, and connects every echo publisher

@@ -15,8 +15,14 @@ namespace IpcBench.Transports.Iceoryx2;
 /// </summary>
 internal static class ServiceLayout
 {
-    /// <summary>Samples one subscriber may hold: the receiver holds one message at a time.</summary>
-    public const int BorrowedSamples = 1;
+    /// <summary>
+    /// Most samples a receiver takes from iceoryx2 in one native call and holds until it has handed them all out: one
+    /// call per batch instead of one per message (see <see cref="BorrowedSamples"/>).
+    /// </summary>
+    public const int MaxReceiveBatch = 16;
+
+    /// <summary>Borrowed samples the queue depth leaves room for, as bench/native sizes it (one message at a time).</summary>
+    private const int MinBorrowedSamples = 1;
 
     /// <summary>Loans one publisher may hold: one message at a time, one spare.</summary>
     public const int PublisherLoans = 2;
@@ -52,7 +58,8 @@ internal static class ServiceLayout
         int publishers = shared ? options.TotalPublishers : 1;
         int subscribers = Math.Max(1, options.ExpectedSubscribers);
         int depth = QueueDepth(options.MaxMessageBytes, subscribers, settings);
-        bytesPerPublisher = SegmentBytes(options.MaxMessageBytes, subscribers, depth);
+        int borrowed = BorrowedSamples(options.MaxMessageBytes, subscribers, depth, settings);
+        bytesPerPublisher = SegmentBytes(options.MaxMessageBytes, subscribers, depth, borrowed);
         return new PublishSubscribeOptions
         {
             MaxMessageSize = options.MaxMessageBytes,
@@ -60,7 +67,7 @@ internal static class ServiceLayout
             MaxSubscribers = subscribers,
             MaxNodes = publishers + subscribers + SpareNodes,
             SubscriberBufferSize = depth,
-            SubscriberMaxBorrowedSamples = BorrowedSamples,
+            SubscriberMaxBorrowedSamples = borrowed,
             PublisherMaxLoanedSamples = PublisherLoans,
             DeliveryMode = DeliveryMode.NoLoss,
             SendTimeout = settings.SendTimeout,
@@ -86,7 +93,7 @@ internal static class ServiceLayout
             MaxSubscribers = 1,
             MaxNodes = subscribers + 1 + SpareNodes,
             SubscriberBufferSize = 2,
-            SubscriberMaxBorrowedSamples = BorrowedSamples,
+            SubscriberMaxBorrowedSamples = MinBorrowedSamples,
             PublisherMaxLoanedSamples = PublisherLoans,
             DeliveryMode = DeliveryMode.NoLoss,
             SendTimeout = settings.SendTimeout,
@@ -120,13 +127,27 @@ internal static class ServiceLayout
     {
         long slot = (long)maxMessageBytes + SlotOverheadBytes;
         long depth = Math.Clamp(settings.QueueBytesPerSubscriber / slot, 2, settings.MaxQueueDepth);
-        long fitting = ((settings.MaxBytesPerPublisher / slot) - PublisherLoans) / subscribers - BorrowedSamples;
+        long fitting = ((settings.MaxBytesPerPublisher / slot) - PublisherLoans) / subscribers - MinBorrowedSamples;
         return (int)Math.Max(2, Math.Min(depth, fitting));
     }
 
+    /// <summary>
+    /// Samples one subscriber may hold, i.e. its receive batch: a quarter of the queue, 1..<see cref="MaxReceiveBatch"/>
+    /// (16 for messages up to 16 KB, 15 at 64 KB, 1 at 512 KB where a message costs far more than a native call), and 1
+    /// where the extra slots would push the publisher's segment over <see cref="Iceoryx2Settings.MaxBytesPerPublisher"/>.
+    /// A quarter keeps most of the queue for messages still to come while the receiver works through a batch.
+    /// </summary>
+    public static int BorrowedSamples(int maxMessageBytes, int subscribers, int depth, Iceoryx2Settings settings)
+    {
+        int batch = Math.Clamp(depth / 4, MinBorrowedSamples, MaxReceiveBatch);
+        return batch > MinBorrowedSamples && SegmentBytes(maxMessageBytes, subscribers, depth, batch) > settings.MaxBytesPerPublisher
+            ? MinBorrowedSamples
+            : batch;
+    }
+
     /// <summary>iceoryx2's data segment of one publisher: subscribers × (queue + borrowed) + loans samples.</summary>
-    public static long SegmentBytes(int maxMessageBytes, int subscribers, int depth) =>
-        ((long)subscribers * (depth + BorrowedSamples) + PublisherLoans) * ((long)maxMessageBytes + SlotOverheadBytes);
+    public static long SegmentBytes(int maxMessageBytes, int subscribers, int depth, int borrowed) =>
+        ((long)subscribers * (depth + borrowed) + PublisherLoans) * ((long)maxMessageBytes + SlotOverheadBytes);
 
     /// <summary>Throws a clear error when the scenario's publishers' segments cannot fit the shared-memory file system.</summary>
     public static void EnsureSharedMemoryFits(PublisherOptions options, long bytesPerPublisher, Iceoryx2Settings settings)
