@@ -51,29 +51,30 @@ native=bench/native/target/release/ipcbench-native
 csharp_rows() { # directory, group label
   local dir=$1 group=$2
   if [[ $json == jq ]]; then
-    for f in "$dir"/*.json; do
-      jq -r '
-        def us(d): ((d // "0s") | rtrimstr("s") | tonumber) * 1e6;
-        ["csharp", .spec.transport, .spec.payloadBytes,
-         (if .spec.payloadAccess == "PAYLOAD_ACCESS_HEADER_ONLY" then "header-only" else "full" end),
-         (.spec.waitStrategy | sub("WAIT_STRATEGY_"; "") | ascii_downcase),
-         (if .spec.mode == "MODE_ROUND_TRIP" then "round-trip" else "stream" end),
-         .spec.publishers, .spec.subscribers, (.stats.messagesPerSecond // 0),
-         us(.stats.latency.p50), us(.stats.latency.p99),
-         (.stats.messagesLost // "0"), (.stats.messagesCorrupted // "0"), (.state | sub("SCENARIO_STATE_"; "")), $group] | @tsv' --arg group "$group" "$f"
-    done
+    # results.json: the export format of ExportScenarios (proto field names), one record per scenario.
+    jq -r '
+      def us(d): ((d // "0s") | rtrimstr("s") | tonumber) * 1e6;
+      .scenarios[].scenario |
+      ["csharp", .spec.transport, .spec.payload_bytes,
+       (if .spec.payload_access == "PAYLOAD_ACCESS_HEADER_ONLY" then "header-only" else "full" end),
+       (.spec.wait_strategy | sub("WAIT_STRATEGY_"; "") | ascii_downcase),
+       (if .spec.mode == "MODE_ROUND_TRIP" then "round-trip" else "stream" end),
+       .spec.publishers, .spec.subscribers, (.stats.messages_per_second // 0),
+       us(.stats.latency.p50), us(.stats.latency.p99),
+       (.stats.messages_lost // "0"), (.stats.messages_corrupted // "0"), (.state | sub("SCENARIO_STATE_"; "")), $group] | @tsv' \
+      --arg group "$group" "$dir/results.json"
   else
     python3 - "$dir" "$group" <<'PY'
 import json, pathlib, sys
 def us(d): return float((d or "0s").rstrip("s")) * 1e6
-for f in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
-    s = json.loads(f.read_text()); spec = s["spec"]; st = s.get("stats", {}); lat = st.get("latency", {})
-    print("\t".join(map(str, ["csharp", spec["transport"], spec["payloadBytes"],
-        "header-only" if spec.get("payloadAccess") == "PAYLOAD_ACCESS_HEADER_ONLY" else "full",
-        spec.get("waitStrategy", "").replace("WAIT_STRATEGY_", "").lower(),
+for record in json.loads((pathlib.Path(sys.argv[1]) / "results.json").read_text())["scenarios"]:
+    s = record["scenario"]; spec = s["spec"]; st = s.get("stats", {}); lat = st.get("latency", {})
+    print("\t".join(map(str, ["csharp", spec["transport"], spec["payload_bytes"],
+        "header-only" if spec.get("payload_access") == "PAYLOAD_ACCESS_HEADER_ONLY" else "full",
+        spec.get("wait_strategy", "").replace("WAIT_STRATEGY_", "").lower(),
         "round-trip" if spec.get("mode") == "MODE_ROUND_TRIP" else "stream",
-        spec["publishers"], spec["subscribers"], st.get("messagesPerSecond", 0), us(lat.get("p50")), us(lat.get("p99")),
-        st.get("messagesLost", "0"), st.get("messagesCorrupted", "0"), s.get("state", "").replace("SCENARIO_STATE_", ""), sys.argv[2]])))
+        spec["publishers"], spec["subscribers"], st.get("messages_per_second", 0), us(lat.get("p50")), us(lat.get("p99")),
+        st.get("messages_lost", "0"), st.get("messages_corrupted", "0"), s.get("state", "").replace("SCENARIO_STATE_", ""), sys.argv[2]])))
 PY
   fi
 }
