@@ -190,27 +190,8 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
 
     private async Task<(int ExitCode, string Stdout, string Stderr)> GrpcurlAsync(string[] arguments)
     {
-        var start = new ProcessStartInfo(RepoLayout.Grpcurl) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        using var process = Process.Start(start) ?? throw new InvalidOperationException("grpcurl did not start.");
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill();
-            throw new TimeoutException($"grpcurl {string.Join(' ', arguments)} did not finish within 30 s.");
-        }
-
-        output.WriteLine($"$ grpcurl {string.Join(' ', arguments).Replace(Token, "<token>", StringComparison.Ordinal)}\n{await stdout}{await stderr}");
-        return (process.ExitCode, await stdout, await stderr);
+        var result = await GrpcurlProcess.RunAsync(arguments);
+        output.WriteLine($"$ {result.CommandLine.Replace(Token, "<token>", StringComparison.Ordinal)}\n{result.Stdout}{result.Stderr}");
+        return (result.ExitCode, result.Stdout, result.Stderr);
     }
 }

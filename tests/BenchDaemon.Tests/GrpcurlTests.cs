@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Text.Json;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.V1;
@@ -209,35 +208,10 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
     /// <summary>grpcurl -plaintext FLAGS ADDRESS COMMAND: the address goes between the flags and the method, list or describe.</summary>
     private async Task<string> GrpcurlAsync(string[] flags, params string[] command)
     {
-        var start = new ProcessStartInfo(RepoLayout.Grpcurl)
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (var argument in (string[])["-plaintext", .. flags, _daemon.Address, .. command])
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        string commandLine = "grpcurl " + string.Join(' ', start.ArgumentList);
-        using var process = Process.Start(start) ?? throw new InvalidOperationException("grpcurl did not start.");
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill();
-            throw new TimeoutException($"{commandLine} did not finish within 30 s.");
-        }
-
-        output.WriteLine($"$ {commandLine}\n{await stdout}{await stderr}");
-        Assert.True(process.ExitCode == 0, $"{commandLine} exited with {process.ExitCode}: {await stderr}\n{_daemon.Output.Describe()}");
-        return await stdout;
+        var result = await GrpcurlProcess.RunAsync(["-plaintext", .. flags, _daemon.Address, .. command]);
+        output.WriteLine($"$ {result.CommandLine}\n{result.Stdout}{result.Stderr}");
+        Assert.True(result.ExitCode == 0, $"{result.CommandLine} exited with {result.ExitCode}: {result.Stderr}\n{_daemon.Output.Describe()}");
+        return result.Stdout;
     }
 }
 
