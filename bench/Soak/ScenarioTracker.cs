@@ -71,8 +71,8 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
     public TransportResult Result(MachineSample after)
     {
         double tenth = duration.TotalSeconds / 10;
-        var first = _samples.Where(s => s.Elapsed <= tenth).DefaultIfEmpty(_samples.FirstOrDefault()).OfType<SoakSample>().ToList();
-        var last = _samples.Where(s => s.Elapsed >= duration.TotalSeconds - tenth).DefaultIfEmpty(_samples.LastOrDefault()).OfType<SoakSample>().ToList();
+        var first = Tenth(s => s.Elapsed <= tenth, _samples.Take(1));
+        var last = Tenth(s => s.Elapsed >= duration.TotalSeconds - tenth, _samples.TakeLast(1));
         var stats = _latest.Stats ?? new ScenarioStats();
         return new TransportResult(
             _latest.Spec.Transport,
@@ -114,6 +114,13 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
         return counted.Count >= 2 && counted[^1].Elapsed > counted[0].Elapsed
             ? (counted[^1].AgentsAllocatedBytes - counted[0].AgentsAllocatedBytes) / (counted[^1].Elapsed - counted[0].Elapsed)
             : 0;
+    }
+
+    /// <summary>The samples of a tenth of the window, or the nearest one when a short soak has none inside it.</summary>
+    private List<SoakSample> Tenth(Func<SoakSample, bool> inside, IEnumerable<SoakSample> nearest)
+    {
+        var samples = _samples.Where(inside).ToList();
+        return samples.Count > 0 ? samples : [.. nearest];
     }
 
     private static double Mean(List<SoakSample> samples, Func<SoakSample, double> value) => samples.Count > 0 ? samples.Average(value) : 0;

@@ -122,7 +122,7 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
                 throw new RpcException(StatusCode.InvalidArgument, $"ids: at most {ScenarioQuery.MaxPageSize} per export; got {request.Ids.Count}");
             }
 
-            records = [.. request.Ids.Select((id, i) => catalog.Record(Lookup($"ids[{i}]", id)))];
+            records = [.. request.Ids.Select((id, i) => catalog.Record(catalog.Get(id, $"ids[{i}]")))];
         }
         else
         {
@@ -154,27 +154,10 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
     public Task<CompareScenariosResponse> CompareScenarios(CompareScenariosRequest request, GrpcCallContext context)
     {
         double threshold = ScenarioComparer.ResolveThreshold(request.ThresholdPercent);
-        var baseline = Lookup("baseline_id", request.BaselineId);
-        var candidate = Lookup("candidate_id", request.CandidateId);
+        var baseline = catalog.Get(request.BaselineId, "baseline_id");
+        var candidate = catalog.Get(request.CandidateId, "candidate_id");
         ScenarioComparer.RequireComparable("baseline_id", baseline);
         ScenarioComparer.RequireComparable("candidate_id", candidate);
         return Task.FromResult(ScenarioComparer.Compare(baseline, candidate, threshold));
-    }
-
-    private Scenario Lookup(string field, string id)
-    {
-        if (string.IsNullOrEmpty(id))
-        {
-            throw new RpcException(StatusCode.InvalidArgument, $"{field}: is required");
-        }
-
-        try
-        {
-            return catalog.Get(id);
-        }
-        catch (RpcException e) when (e.StatusCode == StatusCode.NotFound)
-        {
-            throw new RpcException(StatusCode.NotFound, $"{field}: no scenario '{id}'");
-        }
     }
 }

@@ -98,25 +98,16 @@ public static class DaemonHost
         // Every control-plane call is a server span (Telemetry.Traced); the agent link's reports are not traced.
         // The control plane and reflection are served on the control port only, the agent link on the agents' private
         // socket only; health answers on both.
-        var service = BenchControl.Descriptor.FullName;
         app.MapGrpcLiteService(BenchControl.Descriptor, s => s
             .OnlyOnListeners(ControlPlaneSecurity.ControlListener)
-            .Unary<ListTransportsRequest, ListTransportsResponse>(nameof(control.ListTransports),
-                Telemetry.Traced<ListTransportsRequest, ListTransportsResponse>(service, nameof(control.ListTransports), control.ListTransports))
-            .Unary<StartScenarioRequest, StartScenarioResponse>(nameof(control.StartScenario),
-                Telemetry.Traced<StartScenarioRequest, StartScenarioResponse>(service, nameof(control.StartScenario), control.StartScenario))
-            .Unary<GetScenarioRequest, Scenario>(nameof(control.GetScenario),
-                Telemetry.Traced<GetScenarioRequest, Scenario>(service, nameof(control.GetScenario), control.GetScenario))
-            .Unary<ListScenariosRequest, ListScenariosResponse>(nameof(control.ListScenarios),
-                Telemetry.Traced<ListScenariosRequest, ListScenariosResponse>(service, nameof(control.ListScenarios), control.ListScenarios))
-            .Unary<StopScenarioRequest, Scenario>(nameof(control.StopScenario),
-                Telemetry.Traced<StopScenarioRequest, Scenario>(service, nameof(control.StopScenario), control.StopScenario))
-            .ServerStreaming<WatchScenarioRequest, Scenario>(nameof(control.WatchScenario),
-                Telemetry.Traced<WatchScenarioRequest, Scenario>(service, nameof(control.WatchScenario), control.WatchScenario))
-            .Unary<ExportScenariosRequest, ExportScenariosResponse>(nameof(control.ExportScenarios),
-                Telemetry.Traced<ExportScenariosRequest, ExportScenariosResponse>(service, nameof(control.ExportScenarios), control.ExportScenarios))
-            .Unary<CompareScenariosRequest, CompareScenariosResponse>(nameof(control.CompareScenarios),
-                Telemetry.Traced<CompareScenariosRequest, CompareScenariosResponse>(service, nameof(control.CompareScenarios), control.CompareScenarios)));
+            .TracedUnary<ListTransportsRequest, ListTransportsResponse>(nameof(control.ListTransports), control.ListTransports)
+            .TracedUnary<StartScenarioRequest, StartScenarioResponse>(nameof(control.StartScenario), control.StartScenario)
+            .TracedUnary<GetScenarioRequest, Scenario>(nameof(control.GetScenario), control.GetScenario)
+            .TracedUnary<ListScenariosRequest, ListScenariosResponse>(nameof(control.ListScenarios), control.ListScenarios)
+            .TracedUnary<StopScenarioRequest, Scenario>(nameof(control.StopScenario), control.StopScenario)
+            .TracedServerStreaming<WatchScenarioRequest, Scenario>(nameof(control.WatchScenario), control.WatchScenario)
+            .TracedUnary<ExportScenariosRequest, ExportScenariosResponse>(nameof(control.ExportScenarios), control.ExportScenarios)
+            .TracedUnary<CompareScenariosRequest, CompareScenariosResponse>(nameof(control.CompareScenarios), control.CompareScenarios));
 
         var agents = app.Services.GetRequiredService<AgentLinkService>();
         app.MapGrpcLiteService(AgentLink.Descriptor, s => s
@@ -140,4 +131,20 @@ internal static class BenchControl
 internal static class AgentLink
 {
     public static Google.Protobuf.Reflection.ServiceDescriptor Descriptor => AgentReflection.Descriptor.Services.Single(s => s.Name == "AgentLink");
+}
+
+/// <summary>Control-plane methods registered as server spans (<see cref="Telemetry.Traced{TRequest, TResponse}(string, string, Func{TRequest, GrpcCallContext, Task{TResponse}})"/>) of their service.</summary>
+internal static class TracedServiceBuilderExtensions
+{
+    public static GrpcLiteServiceBuilder TracedUnary<TRequest, TResponse>(
+        this GrpcLiteServiceBuilder builder, string method, Func<TRequest, GrpcCallContext, Task<TResponse>> handler)
+        where TRequest : class, Google.Protobuf.IMessage<TRequest>, new()
+        where TResponse : class, Google.Protobuf.IMessage<TResponse> =>
+        builder.Unary(method, Telemetry.Traced(builder.Service.FullName, method, handler));
+
+    public static GrpcLiteServiceBuilder TracedServerStreaming<TRequest, TResponse>(
+        this GrpcLiteServiceBuilder builder, string method, Func<TRequest, IServerStreamWriter<TResponse>, GrpcCallContext, Task> handler)
+        where TRequest : class, Google.Protobuf.IMessage<TRequest>, new()
+        where TResponse : class, Google.Protobuf.IMessage<TResponse> =>
+        builder.ServerStreaming(method, Telemetry.Traced(builder.Service.FullName, method, handler));
 }

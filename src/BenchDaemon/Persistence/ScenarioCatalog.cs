@@ -11,14 +11,15 @@ namespace IpcBench.Daemon.Persistence;
 /// </summary>
 public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter writer, ILogger<ScenarioCatalog> logger)
 {
-    public Scenario Get(string id) => Find(id).Scenario;
+    /// <param name="field">The request field <paramref name="id"/> came from, as errors name it.</param>
+    public Scenario Get(string id, string field = "id") => Find(id, field).Scenario;
 
     /// <summary>The live run when this daemon has it, and the scenario as it is now; NOT_FOUND when neither has it.</summary>
-    public (ScenarioRun? Run, Scenario Scenario) Find(string id)
+    public (ScenarioRun? Run, Scenario Scenario) Find(string id, string field = "id")
     {
         if (string.IsNullOrEmpty(id))
         {
-            throw new RpcException(StatusCode.InvalidArgument, "id: is required");
+            throw new RpcException(StatusCode.InvalidArgument, $"{field}: is required");
         }
 
         if (scenarios.Find(id) is { } run)
@@ -27,7 +28,7 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
         }
 
         var stored = Read(store => store.Get(id));
-        return stored is null ? throw new RpcException(StatusCode.NotFound, $"id: no scenario '{id}'") : (null, stored);
+        return stored is null ? throw new RpcException(StatusCode.NotFound, $"{field}: no scenario '{id}'") : (null, stored);
     }
 
     /// <summary>A page, newest first, and whether more follow it.</summary>
@@ -54,13 +55,6 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
     }
 
     /// <summary>A scenario with its per-second series, as exports carry it.</summary>
-    public ScenarioRecord Record(string id)
-    {
-        var record = new ScenarioRecord { Scenario = Get(id) };
-        record.Series.AddRange(Read(store => store.Series(id)) ?? []);
-        return record;
-    }
-
     public ScenarioRecord Record(Scenario scenario)
     {
         var record = new ScenarioRecord { Scenario = scenario };

@@ -67,18 +67,6 @@ public sealed class ScenarioManager(
         }
     }
 
-    public ScenarioRun Get(string id)
-    {
-        if (string.IsNullOrEmpty(id))
-        {
-            throw new RpcException(StatusCode.InvalidArgument, "id: is required");
-        }
-
-        return _scenarios.TryGetValue(id, out var run)
-            ? run
-            : throw new RpcException(StatusCode.NotFound, $"id: no scenario '{id}'");
-    }
-
     /// <summary>The scenario if this daemon holds it in memory (running, or finished and retained).</summary>
     public ScenarioRun? Find(string id) => _scenarios.GetValueOrDefault(id);
 
