@@ -27,11 +27,19 @@ public static class PayloadChecksum
     /// <summary>The byte a publisher fills its payload with: varies per message so stale payloads are caught too.</summary>
     public static byte FillByte(long sequence, int publisherIndex) => (byte)(sequence * 31 + publisherIndex * 7 + 1);
 
+    /// <summary>The checksum of a payload held in one piece: one pass, no carry-over state.</summary>
     public static ulong Compute(ReadOnlySpan<byte> data, ulong seed)
     {
-        var checksum = new Incremental(data.Length, seed);
-        checksum.Append(data);
-        return checksum.Finish();
+        ulong hash = Start(data.Length, seed);
+        int whole = VectorBytes(data.Length);
+        if (whole > 0)
+        {
+            var lanes = new Lanes(seed);
+            lanes.Read(ref MemoryMarshal.GetReference(data), whole);
+            hash = lanes.Fold(hash);
+        }
+
+        return Avalanche(Tail(hash, data[whole..]));
     }
 
     /// <summary>
@@ -52,9 +60,18 @@ public static class PayloadChecksum
     /// </summary>
     public static ulong FillAndCompute(Span<byte> payload, byte fill, ulong seed)
     {
-        var checksum = new Incremental(payload.Length, seed);
-        checksum.AppendFilling(payload, fill);
-        return checksum.Finish();
+        ulong hash = Start(payload.Length, seed);
+        int whole = VectorBytes(payload.Length);
+        if (whole > 0)
+        {
+            var lanes = new Lanes(seed);
+            lanes.Fill(ref MemoryMarshal.GetReference(payload), whole, fill);
+            hash = lanes.Fold(hash);
+        }
+
+        var tail = payload[whole..];
+        tail.Fill(fill);
+        return Avalanche(Tail(hash, tail));
     }
 
     /// <summary>
@@ -66,10 +83,7 @@ public static class PayloadChecksum
         private readonly long _length;
         private readonly bool _vector;
         private ulong _hash;
-        private Vector256<ulong> _accA;
-        private Vector256<ulong> _accB;
-        private Vector256<ulong> _keyA;
-        private Vector256<ulong> _keyB;
+        private Lanes _lanes;
         private long _appended;
         private int _carried;
         private CarryBuffer _carry;
@@ -77,16 +91,13 @@ public static class PayloadChecksum
         public Incremental(long length, ulong seed)
         {
             _length = length;
-            _hash = seed ^ ((ulong)length * Prime1);
+            _hash = Start(length, seed);
 
-            // Short payloads and CPUs without AVX2 take the scalar 8-byte loop from the first byte, as Compute always has.
-            _vector = Avx2.IsSupported && length >= Block;
+            // Short payloads and CPUs without AVX2 take the scalar 8-byte loop from the first byte, as Compute does.
+            _vector = VectorBytes(length) > 0;
             if (_vector)
             {
-                _accA = Vector256.Create(seed, seed ^ Prime1, seed ^ Prime2, ~seed);
-                _accB = Vector256.Create(~seed ^ Prime3, seed + Prime3, seed ^ Prime3, seed - Prime1);
-                _keyA = Vector256.Create(Prime1, Prime2, Prime3, Prime1 ^ Prime2);
-                _keyB = Vector256.Create(Prime2 ^ Prime3, Prime3 ^ Prime1, Prime2, Prime3 ^ 0x5555555555555555UL);
+                _lanes = new Lanes(seed);
             }
         }
 
@@ -134,7 +145,7 @@ public static class PayloadChecksum
             {
                 long blocks = count / Block;
                 _appended += blocks * Block;
-                RepeatedBlocks(Vector256.Create(value).AsUInt64(), blocks);
+                _lanes.Repeat(value, blocks);
                 count -= blocks * Block;
                 Append(pattern[..(int)count]);
             }
@@ -164,77 +175,19 @@ public static class PayloadChecksum
             }
 
             int whole = destination.Length - (destination.Length % Block);
-            var data = Vector256.Create(value);
-            ref byte start = ref MemoryMarshal.GetReference(destination);
-            if (Avx512F.IsSupported)
-            {
-                var acc = Vector512.Create(_accA, _accB);
-                var key = Vector512.Create(_keyA, _keyB);
-                var step512 = Vector512.Create(Prime3);
-                var data512 = Vector512.Create(value);
-                for (int offset = 0; offset < whole; offset += Block)
-                {
-                    data512.StoreUnsafe(ref start, (nuint)offset);
-                    acc += Mix(data512.AsUInt64(), key);
-                    key += step512;
-                }
-
-                (_accA, _accB, _keyA, _keyB) = (acc.GetLower(), acc.GetUpper(), key.GetLower(), key.GetUpper());
-            }
-            else
-            {
-                FillBlocks256(ref start, whole, data);
-            }
-
+            _lanes.Fill(ref MemoryMarshal.GetReference(destination), whole, value);
             _appended += whole;
             var rest = destination[whole..];
             rest.Fill(value);
             Append(rest);
         }
 
-        private void FillBlocks256(ref byte start, int whole, Vector256<byte> data)
-        {
-            var accA = _accA;
-            var accB = _accB;
-            var keyA = _keyA;
-            var keyB = _keyB;
-            var step = Vector256.Create(Prime3);
-            for (int offset = 0; offset < whole; offset += Block)
-            {
-                data.StoreUnsafe(ref start, (nuint)offset);
-                data.StoreUnsafe(ref start, (nuint)offset + 32);
-                accA += Mix(data.AsUInt64(), keyA);
-                accB += Mix(data.AsUInt64(), keyB);
-                keyA += step;
-                keyB += step;
-            }
-
-            (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
-        }
-
         /// <summary>The checksum, or a value that matches nothing useful if fewer or more bytes came than announced.</summary>
         public readonly ulong Finish()
         {
-            ulong hash = _hash;
-            if (_vector)
-            {
-                hash = Fold(_accA, hash);
-                hash = Fold(_accB, hash);
-            }
-
-            ReadOnlySpan<byte> tail = ((ReadOnlySpan<byte>)_carry)[.._carried];
-            int offset = 0;
-            for (; offset <= tail.Length - 8; offset += 8)
-            {
-                hash = Scalar(hash, MemoryMarshal.Read<ulong>(tail[offset..]));
-            }
-
-            for (; offset < tail.Length; offset++)
-            {
-                hash = BitOperations.RotateLeft(hash ^ (tail[offset] * Prime3), 11) * Prime1;
-            }
-
-            return _appended == _length ? Avalanche(hash) : ~Avalanche(hash);
+            ulong hash = _vector ? _lanes.Fold(_hash) : _hash;
+            hash = Avalanche(Tail(hash, ((ReadOnlySpan<byte>)_carry)[.._carried]));
+            return _appended == _length ? hash : ~hash;
         }
 
         /// <summary>True when exactly the announced number of bytes came and they hash to <paramref name="expected"/>.</summary>
@@ -242,26 +195,46 @@ public static class PayloadChecksum
 
         private void Blocks(ReadOnlySpan<byte> data)
         {
-            ref byte start = ref MemoryMarshal.GetReference(data);
-            if (!_vector)
+            if (_vector)
             {
-                ulong hash = _hash;
-                for (int offset = 0; offset < data.Length; offset += 8)
-                {
-                    hash = Scalar(hash, Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref start, offset)));
-                }
-
-                _hash = hash;
-                return;
+                _lanes.Read(ref MemoryMarshal.GetReference(data), data.Length);
             }
+            else
+            {
+                _hash = Words(_hash, data);
+            }
+        }
+    }
 
+    /// <summary>
+    /// The vector accumulators: two 256-bit lanes of four 64-bit sums, each with its own position-dependent keys, fed
+    /// 64-byte blocks. Where AVX-512 is there both lanes sit side by side in one register: the same arithmetic, half the
+    /// instructions.
+    /// </summary>
+    private struct Lanes
+    {
+        private Vector256<ulong> _accA;
+        private Vector256<ulong> _accB;
+        private Vector256<ulong> _keyA;
+        private Vector256<ulong> _keyB;
+
+        public Lanes(ulong seed)
+        {
+            _accA = Vector256.Create(seed, seed ^ Prime1, seed ^ Prime2, ~seed);
+            _accB = Vector256.Create(~seed ^ Prime3, seed + Prime3, seed ^ Prime3, seed - Prime1);
+            _keyA = Vector256.Create(Prime1, Prime2, Prime3, Prime1 ^ Prime2);
+            _keyB = Vector256.Create(Prime2 ^ Prime3, Prime3 ^ Prime1, Prime2, Prime3 ^ 0x5555555555555555UL);
+        }
+
+        /// <summary>Reads <paramref name="length"/> bytes (whole blocks) from <paramref name="start"/>.</summary>
+        public void Read(ref byte start, int length)
+        {
             if (Avx512F.IsSupported)
             {
-                // The two 256-bit lanes side by side in one register: the same arithmetic, half the instructions.
                 var acc = Vector512.Create(_accA, _accB);
                 var key = Vector512.Create(_keyA, _keyB);
                 var step512 = Vector512.Create(Prime3);
-                for (int offset = 0; offset < data.Length; offset += Block)
+                for (int offset = 0; offset < length; offset += Block)
                 {
                     acc += Mix(Vector512.LoadUnsafe(ref start, (nuint)offset).AsUInt64(), key);
                     key += step512;
@@ -277,12 +250,10 @@ public static class PayloadChecksum
             var keyA = _keyA;
             var keyB = _keyB;
             var step = Vector256.Create(Prime3);
-            for (int offset = 0; offset < data.Length; offset += Block)
+            for (int offset = 0; offset < length; offset += Block)
             {
-                var dataA = Vector256.LoadUnsafe(ref start, (nuint)offset).AsUInt64();
-                var dataB = Vector256.LoadUnsafe(ref start, (nuint)offset + 32).AsUInt64();
-                accA += Mix(dataA, keyA);
-                accB += Mix(dataB, keyB);
+                accA += Mix(Vector256.LoadUnsafe(ref start, (nuint)offset).AsUInt64(), keyA);
+                accB += Mix(Vector256.LoadUnsafe(ref start, (nuint)offset + 32).AsUInt64(), keyB);
                 keyA += step;
                 keyB += step;
             }
@@ -290,17 +261,19 @@ public static class PayloadChecksum
             (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
         }
 
-        private void RepeatedBlocks(Vector256<ulong> data, long blocks)
+        /// <summary>Writes <paramref name="value"/> over <paramref name="length"/> bytes (whole blocks) and reads them from registers.</summary>
+        public void Fill(ref byte start, int length, byte value)
         {
             if (Avx512F.IsSupported)
             {
                 var acc = Vector512.Create(_accA, _accB);
                 var key = Vector512.Create(_keyA, _keyB);
                 var step512 = Vector512.Create(Prime3);
-                var data512 = Vector512.Create(data, data);
-                for (long i = 0; i < blocks; i++)
+                var data512 = Vector512.Create(value);
+                for (int offset = 0; offset < length; offset += Block)
                 {
-                    acc += Mix(data512, key);
+                    data512.StoreUnsafe(ref start, (nuint)offset);
+                    acc += Mix(data512.AsUInt64(), key);
                     key += step512;
                 }
 
@@ -308,6 +281,29 @@ public static class PayloadChecksum
                 return;
             }
 
+            var accA = _accA;
+            var accB = _accB;
+            var keyA = _keyA;
+            var keyB = _keyB;
+            var step = Vector256.Create(Prime3);
+            var data = Vector256.Create(value);
+            for (int offset = 0; offset < length; offset += Block)
+            {
+                data.StoreUnsafe(ref start, (nuint)offset);
+                data.StoreUnsafe(ref start, (nuint)offset + 32);
+                accA += Mix(data.AsUInt64(), keyA);
+                accB += Mix(data.AsUInt64(), keyB);
+                keyA += step;
+                keyB += step;
+            }
+
+            (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
+        }
+
+        /// <summary>Reads <paramref name="blocks"/> blocks of <paramref name="value"/> from registers alone.</summary>
+        public void Repeat(byte value, long blocks)
+        {
+            var data = Vector256.Create(value).AsUInt64();
             var accA = _accA;
             var accB = _accB;
             var keyA = _keyA;
@@ -323,6 +319,47 @@ public static class PayloadChecksum
 
             (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
         }
+
+        public readonly ulong Fold(ulong hash) => Fold(_accB, Fold(_accA, hash));
+
+        private static ulong Fold(Vector256<ulong> accumulator, ulong hash)
+        {
+            for (int lane = 0; lane < Vector256<ulong>.Count; lane++)
+            {
+                hash = BitOperations.RotateLeft(hash ^ (accumulator.GetElement(lane) * Prime2), 27) * Prime1;
+            }
+
+            return hash;
+        }
+    }
+
+    /// <summary>Bytes of a payload of <paramref name="length"/> that go through the vector lanes (whole blocks), 0 if none do.</summary>
+    private static int VectorBytes(long length) => Avx2.IsSupported && length >= Block ? (int)(length - (length % Block)) : 0;
+
+    private static ulong Start(long length, ulong seed) => seed ^ ((ulong)length * Prime1);
+
+    /// <summary>The 8-byte words of <paramref name="data"/> (a trailing partial word is left out).</summary>
+    private static ulong Words(ulong hash, ReadOnlySpan<byte> data)
+    {
+        ref byte start = ref MemoryMarshal.GetReference(data);
+        for (int offset = 0; offset <= data.Length - sizeof(ulong); offset += sizeof(ulong))
+        {
+            hash = Scalar(hash, Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref start, offset)));
+        }
+
+        return hash;
+    }
+
+    /// <summary>What the vector lanes left: whole words, then single bytes.</summary>
+    private static ulong Tail(ulong hash, ReadOnlySpan<byte> tail)
+    {
+        hash = Words(hash, tail);
+        for (int offset = tail.Length - (tail.Length % sizeof(ulong)); offset < tail.Length; offset++)
+        {
+            hash = BitOperations.RotateLeft(hash ^ (tail[offset] * Prime3), 11) * Prime1;
+        }
+
+        return hash;
     }
 
     [InlineArray(Block)]
@@ -348,16 +385,6 @@ public static class PayloadChecksum
         var keyed = data ^ key;
         var product = Avx512F.Multiply(keyed.AsUInt32(), Avx512F.ShiftRightLogical(keyed, 32).AsUInt32());
         return product + data;
-    }
-
-    private static ulong Fold(Vector256<ulong> accumulator, ulong hash)
-    {
-        for (int lane = 0; lane < Vector256<ulong>.Count; lane++)
-        {
-            hash = BitOperations.RotateLeft(hash ^ (accumulator.GetElement(lane) * Prime2), 27) * Prime1;
-        }
-
-        return hash;
     }
 
     private static ulong Avalanche(ulong hash)

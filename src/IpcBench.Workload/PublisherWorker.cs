@@ -71,14 +71,24 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
             };
             byte fill = PayloadChecksum.FillByte(sequence, plan.PublisherIndex);
             var first = endpoint.LoanFirstSegment(messageBytes);
-            if (first.Length >= messageBytes || endpoint.FirstSegmentWritableUntilSend)
+            if (first.Length >= messageBytes)
             {
-                // One pass writes the payload (in place, piece by piece) and checksums it; the header, written last,
-                // takes the checksum.
+                // The whole message in one loan (every message but shm-ring's chunked ones): one pass writes the payload
+                // and checksums it; the header, written last, takes the checksum.
+                if (plan.FullPayload)
+                {
+                    header.Checksum = PayloadChecksum.FillAndCompute(first[MessageHeader.Size..messageBytes], fill, (ulong)sequence);
+                }
+
+                header.Write(first);
+            }
+            else if (endpoint.FirstSegmentWritableUntilSend)
+            {
+                // The same, piece by piece in place.
                 var checksum = new PayloadChecksum.Incremental(plan.PayloadBytes, (ulong)sequence);
                 if (plan.FullPayload)
                 {
-                    checksum.AppendFilling(first[MessageHeader.Size..Math.Min(first.Length, messageBytes)], fill);
+                    checksum.AppendFilling(first[MessageHeader.Size..], fill);
                 }
 
                 Span<byte> segment;

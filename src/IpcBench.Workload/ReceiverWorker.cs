@@ -66,27 +66,17 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
             // Arrival is when the last segment arrived, before it is verified, as for a message that comes in one piece.
             long nowNs = MonotonicClock.NowNs();
 
-            // Verified where the transport hands the bytes out, segment by segment: no reassembly copy.
             bool intact = IsPlausible(header, length, expectedLength);
             bool verify = intact && plan.FullPayload;
-            var checksum = new PayloadChecksum.Incremental(verify ? header.PayloadLength : 0, (ulong)header.Sequence);
-            if (verify)
+            if (first.Length >= length)
             {
-                checksum.Append(first[MessageHeader.Size..]);
-            }
-
-            long arrived = first.Length;
-            while (receiver.TryReceiveNextSegment(out var segment, cancellationToken))
-            {
-                nowNs = MonotonicClock.NowNs();
-                arrived += segment.Length;
-                if (verify)
+                // The whole message in one piece (every message but shm-ring's chunked ones): one pass, no carry-over.
+                if (verify && PayloadChecksum.Compute(first[MessageHeader.Size..length], (ulong)header.Sequence) != header.Checksum)
                 {
-                    checksum.Append(segment);
+                    intact = false;
                 }
             }
-
-            if (arrived != length)
+            else if (!ReceiveSegments(first, length, header, verify, ref nowNs, ref intact, cancellationToken))
             {
                 // Cut short: the publisher abandoned it (it counts as lost when the next one arrives) or the link closed.
                 receiver.Release();
@@ -94,7 +84,7 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
             }
 
             _received++;
-            if (!intact || (verify && !checksum.Matches(header.Checksum)))
+            if (!intact)
             {
                 _corrupted++;
             }
@@ -124,6 +114,38 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
 
             receiver.Release();
         }
+    }
+
+    /// <summary>
+    /// The rest of a message the transport hands out in pieces, verified where it lies, segment by segment (no reassembly
+    /// copy). False when it was cut short; <paramref name="intact"/> turns false when a byte differs.
+    /// </summary>
+    private bool ReceiveSegments(ReadOnlySpan<byte> first, int length, in MessageHeader header, bool verify, ref long nowNs, ref bool intact, CancellationToken cancellationToken)
+    {
+        var checksum = new PayloadChecksum.Incremental(verify ? header.PayloadLength : 0, (ulong)header.Sequence);
+        if (verify)
+        {
+            checksum.Append(first[MessageHeader.Size..]);
+        }
+
+        long arrived = first.Length;
+        while (receiver.TryReceiveNextSegment(out var segment, cancellationToken))
+        {
+            nowNs = MonotonicClock.NowNs();
+            arrived += segment.Length;
+            if (verify)
+            {
+                checksum.Append(segment);
+            }
+        }
+
+        if (arrived != length)
+        {
+            return false;
+        }
+
+        intact &= !verify || checksum.Matches(header.Checksum);
+        return true;
     }
 
     private void Drain(CancellationToken cancellationToken)

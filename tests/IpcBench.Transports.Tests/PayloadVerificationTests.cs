@@ -1,3 +1,4 @@
+using System.Runtime.Intrinsics.X86;
 using IpcBench.Workload;
 
 namespace IpcBench.Transports.Tests;
@@ -48,6 +49,63 @@ public class PayloadVerificationTests
         var written = new byte[length];
         Assert.Equal(PayloadChecksum.Compute(filled, 9), PayloadChecksum.FillAndCompute(written, 0xA7, 9));
         Assert.Equal(filled, written);
+    }
+
+    /// <summary>
+    /// The values bench/native/src/checksum.rs pins (its FILLED table): the one-shot, fused and incremental paths all
+    /// give them, so the native reference verifies exactly what the C# receiver verifies. The pins are AVX2 values (payloads
+    /// of 64 bytes and more go through vector lanes); without AVX2 both sides take the scalar loop, and the paths must
+    /// still agree with each other.
+    /// </summary>
+    [Theory]
+    [InlineData(0, 0, 0, 0x0000000000000000UL)]
+    [InlineData(7, 3, 0, 0x4cf452b097ee8718UL)]
+    [InlineData(8, 5, 1, 0xaacababebd5691adUL)]
+    [InlineData(63, 9, 0, 0xc035e348cf5a2822UL)]
+    [InlineData(64, 12345, 2, 0xb05e1a3b73313148UL)]
+    [InlineData(100, 77, 0, 0x72a8e30c152f0ed7UL)]
+    [InlineData(1000, 42, 3, 0x6902698367cd44cdUL)]
+    [InlineData(65536, 1000001, 0, 0x7ef1a87b8da5e613UL)]
+    [InlineData(524288, 7, 5, 0xe6700690c030ac50UL)]
+    public void Every_checksum_path_gives_the_values_the_native_reference_pins(int length, long sequence, int publisher, ulong pinned)
+    {
+        byte fill = PayloadChecksum.FillByte(sequence, publisher);
+        var filled = new byte[length];
+        filled.AsSpan().Fill(fill);
+        ulong expected = Avx2.IsSupported || length < 64 ? pinned : PayloadChecksum.Compute(filled, (ulong)sequence);
+        Assert.Equal(expected, PayloadChecksum.Compute(filled, (ulong)sequence));
+        Assert.Equal(expected, PayloadChecksum.ComputeFilled(length, fill, (ulong)sequence));
+
+        var written = new byte[length];
+        Assert.Equal(expected, PayloadChecksum.FillAndCompute(written, fill, (ulong)sequence));
+        Assert.Equal(filled, written);
+
+        var incremental = new PayloadChecksum.Incremental(length, (ulong)sequence);
+        incremental.Append(filled.AsSpan(0, length / 3));
+        incremental.AppendFilling(new byte[length - (length / 3)], fill);
+        Assert.True(incremental.Matches(expected));
+    }
+
+    [Fact]
+    public void The_one_shot_checksum_of_patterned_payloads_matches_the_native_reference()
+    {
+        foreach ((int length, ulong expected) in new[] { (200, 0xd8f220ffb1e423c7UL), (4099, 0xd7cac1af7e7579beUL) })
+        {
+            var data = new byte[length];
+            for (int i = 0; i < length; i++)
+            {
+                data[i] = (byte)((i * 13) + 5);
+            }
+
+            if (Avx2.IsSupported)
+            {
+                Assert.Equal(expected, PayloadChecksum.Compute(data, 99));
+            }
+            else
+            {
+                Assert.NotEqual(PayloadChecksum.Compute(data, 98), PayloadChecksum.Compute(data, 99));
+            }
+        }
     }
 
     [Fact]

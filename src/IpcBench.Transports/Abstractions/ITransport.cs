@@ -162,6 +162,7 @@ public interface IMessageReceiver
     /// at a time, instead of reassembling them into a contiguous copy. Returns the first segment (at least
     /// <c>min(messageLength, MessageHeader.Size)</c> bytes) and the length of the whole message; read the rest with
     /// <see cref="TryReceiveNextSegment"/>, then <see cref="Release"/> (and <see cref="Reply"/> before it, if any).
+    /// A first segment that is the whole message has no next one: the caller may go straight to <see cref="Release"/>.
     /// By default the whole message is one segment.
     /// </summary>
     bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken)
