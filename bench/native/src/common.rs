@@ -83,9 +83,9 @@ pub fn write_message(message: &mut [u8], payload_bytes: usize, full: bool, publi
         checksum: 0,
     };
     if full {
+        // One pass fills and checksums, as PublisherWorker's FillAndCompute.
         let payload = &mut message[HEADER_SIZE..HEADER_SIZE + payload_bytes];
-        payload.fill(checksum::fill_byte(sequence, publisher_index));
-        header.checksum = checksum::compute(payload, sequence as u64);
+        header.checksum = checksum::fill_and_compute(payload, checksum::fill_byte(sequence, publisher_index), sequence as u64);
     }
     header.write(message);
 }
@@ -212,7 +212,7 @@ impl Receiver {
 
     pub fn result_line(&self) -> String {
         format!(
-            "RESULT received={} measured={} measured_bytes={} lost={} corrupted={} duplicated={} p50_ns={} p99_ns={} samples={}",
+            "RESULT received={} measured={} measured_bytes={} lost={} corrupted={} duplicated={} p50_ns={} p99_ns={} min_ns={} mean_ns={:.0} max_ns={} samples={}",
             self.received,
             self.measured,
             self.measured_bytes,
@@ -221,6 +221,9 @@ impl Receiver {
             self.duplicated,
             self.latency.percentile(50.0),
             self.latency.percentile(99.0),
+            self.latency.min(),
+            self.latency.mean(),
+            self.latency.max(),
             self.latency.count()
         )
     }

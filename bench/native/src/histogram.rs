@@ -1,9 +1,12 @@
 //! A log-linear latency histogram (1024 sub-buckets per power of two, ~3 significant digits), recorded per message
-//! like LatencyHistogram.Record on the C# side.
+//! like LatencyHistogram.Record on the C# side, which also keeps the sum, minimum and maximum: so does this one.
 
 pub struct Histogram {
     counts: Vec<u64>,
     total: u64,
+    sum: f64,
+    min: i64,
+    max: i64,
 }
 
 const SUB_BITS: u32 = 10;
@@ -11,7 +14,7 @@ const SUB: u64 = 1 << SUB_BITS;
 
 impl Histogram {
     pub fn new() -> Self {
-        Self { counts: vec![0; (64 * SUB) as usize], total: 0 }
+        Self { counts: vec![0; (64 * SUB) as usize], total: 0, sum: 0.0, min: i64::MAX, max: 0 }
     }
 
     #[inline(always)]
@@ -36,9 +39,24 @@ impl Histogram {
 
     #[inline(always)]
     pub fn record(&mut self, ns: i64) {
-        let v = ns.clamp(0, 3_600_000_000_000) as u64;
-        self.counts[Self::index(v)] += 1;
+        let ns = ns.clamp(0, 3_600_000_000_000);
+        self.counts[Self::index(ns as u64)] += 1;
         self.total += 1;
+        self.sum += ns as f64;
+        self.max = self.max.max(ns);
+        self.min = self.min.min(ns);
+    }
+
+    pub fn mean(&self) -> f64 {
+        if self.total == 0 { 0.0 } else { self.sum / self.total as f64 }
+    }
+
+    pub fn min(&self) -> i64 {
+        if self.total == 0 { 0 } else { self.min }
+    }
+
+    pub fn max(&self) -> i64 {
+        self.max
     }
 
     pub fn count(&self) -> u64 {

@@ -210,6 +210,7 @@ fn drive(cfg: &Config, side: &mut dyn PublisherSide, children: &mut [Child]) -> 
 
     let (mut measured, mut lost, mut corrupted, mut duplicated, mut received) = (0u64, 0u64, 0u64, 0u64, 0u64);
     let mut one_way = (0u64, 0u64);
+    let (mut one_way_min, mut one_way_max, mut weighted_mean, mut samples) = (u64::MAX, 0u64, 0f64, 0u64);
     for reader in &mut readers {
         let mut line = String::new();
         reader.read_line(&mut line).map_err(|e| e.to_string())?;
@@ -227,13 +228,24 @@ fn drive(cfg: &Config, side: &mut dyn PublisherSide, children: &mut [Child]) -> 
         corrupted += field("corrupted");
         duplicated += field("duplicated");
         one_way = (one_way.0.max(field("p50_ns")), one_way.1.max(field("p99_ns")));
+        one_way_min = one_way_min.min(field("min_ns"));
+        one_way_max = one_way_max.max(field("max_ns"));
+        weighted_mean += field("mean_ns") as f64 * field("samples") as f64;
+        samples += field("samples");
     }
     let seconds = (stopped - measure_from) as f64 / 1e9;
     let (p50, p99) = if cfg.round_trip { (rtt.percentile(50.0), rtt.percentile(99.0)) } else { one_way };
+    let (min, mean, max) = if cfg.round_trip {
+        (rtt.min() as u64, rtt.mean(), rtt.max() as u64)
+    } else if samples == 0 {
+        (0, 0.0, 0)
+    } else {
+        (one_way_min, weighted_mean / samples as f64, one_way_max)
+    };
     Ok(format!(
         "{{\"impl\":\"native\",\"transport\":\"{}\",\"payload\":{},\"access\":\"{}\",\"wait\":\"{}\",\"mode\":\"{}\",\"subscribers\":{},\
          \"sent\":{},\"received\":{},\"measured\":{},\"seconds\":{:.3},\"msgs_per_sec\":{:.1},\"lost\":{},\"corrupted\":{},\"duplicated\":{},\
-         \"bad_echoes\":{},\"latency\":\"{}\",\"p50_us\":{:.3},\"p99_us\":{:.3}}}",
+         \"bad_echoes\":{},\"latency\":\"{}\",\"p50_us\":{:.3},\"p99_us\":{:.3},\"min_us\":{:.3},\"mean_us\":{:.3},\"max_us\":{:.3}}}",
         match cfg.transport { Transport::Iox2 => "iox2", Transport::Uds => "uds" },
         cfg.payload,
         if cfg.full { "full" } else { "header-only" },
@@ -252,5 +264,8 @@ fn drive(cfg: &Config, side: &mut dyn PublisherSide, children: &mut [Child]) -> 
         if cfg.round_trip { "round-trip" } else { "one-way" },
         p50 as f64 / 1000.0,
         p99 as f64 / 1000.0,
+        min as f64 / 1000.0,
+        mean / 1000.0,
+        max as f64 / 1000.0,
     ))
 }

@@ -134,6 +134,14 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
         return false;
     }
 
+    /// <summary>A sample is always one segment; implemented here so the receive loop makes one interface call, not two.</summary>
+    public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken)
+    {
+        bool received = TryReceive(out segment, cancellationToken);
+        messageLength = segment.Length;
+        return received;
+    }
+
     public void Reply(ReadOnlySpan<byte> message)
     {
         var header = MessageHeader.Read(message);
