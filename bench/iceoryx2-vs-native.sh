@@ -7,14 +7,18 @@
 #   3. 8 B round-trip latency p50/p99, C# and native
 #   4. iceoryx2 (C#) N:M aggregate delivered msg/s at 1 KB, YIELD and BLOCK
 #
+# Every figure is the median of ROUNDS rounds; each round runs every section once, C# and native side by side, so a
+# slow spell of the machine (the two vCPUs placed far apart, a noisy neighbour) lands on both and on one round only.
+#
 # Usage: bench/iceoryx2-vs-native.sh [results-dir]     (default: a new temporary directory)
-# Knobs: DURATION=2 WARMUP=0.5 (seconds per cell), PAYLOADS=8,1024,65536,524288, SKIP_BUILD=1, JSON_TOOL=jq|python3,
+# Knobs: ROUNDS=1, DURATION=2 WARMUP=0.5 (seconds per cell), PAYLOADS=8,1024,65536,524288, SKIP_BUILD=1, JSON_TOOL=jq|python3,
 #        RENDER_ONLY=1 (print the tables again from an earlier results-dir/results.tsv; pass the same DURATION/WARMUP),
 #        WARM_START=0 (no throwaway first scenario per C# `run`).
 # Needs: the .NET 10 SDK, cargo (vendored crates, see native/iceoryx2-ipcbench/README.md), python3 or jq.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+ROUNDS=${ROUNDS:-1}
 DURATION=${DURATION:-2}
 WARMUP=${WARMUP:-0.5}
 PAYLOADS=${PAYLOADS:-8,1024,65536,524288}
@@ -47,34 +51,35 @@ fi
 daemon=(dotnet src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll)
 native=bench/native/target/release/ipcbench-native
 
-# One TSV row per result: impl transport payload access wait mode publishers subscribers msg/s p50_us p99_us lost corrupted state group
-csharp_rows() { # directory, group label
-  local dir=$1 group=$2
+# One TSV row per result: impl transport payload access wait mode publishers subscribers msg/s p50_us p99_us lost corrupted state group round
+round=1
+csharp_rows() { # directory, group label, leading scenarios to skip (the warm-start one)
+  local dir=$1 group=$2 skip=$3
   if [[ $json == jq ]]; then
     # results.json: the export format of ExportScenarios (proto field names), one record per scenario.
     jq -r '
       def us(d): ((d // "0s") | rtrimstr("s") | tonumber) * 1e6;
-      .scenarios[].scenario |
+      .scenarios[$skip:][].scenario |
       ["csharp", .spec.transport, .spec.payload_bytes,
        (if .spec.payload_access == "PAYLOAD_ACCESS_HEADER_ONLY" then "header-only" else "full" end),
        (.spec.wait_strategy | sub("WAIT_STRATEGY_"; "") | ascii_downcase),
        (if .spec.mode == "MODE_ROUND_TRIP" then "round-trip" else "stream" end),
        .spec.publishers, .spec.subscribers, (.stats.messages_per_second // 0),
        us(.stats.latency.p50), us(.stats.latency.p99),
-       (.stats.messages_lost // "0"), (.stats.messages_corrupted // "0"), (.state | sub("SCENARIO_STATE_"; "")), $group] | @tsv' \
-      --arg group "$group" "$dir/results.json"
+       (.stats.messages_lost // "0"), (.stats.messages_corrupted // "0"), (.state | sub("SCENARIO_STATE_"; "")), $group, $round] | @tsv' \
+      --arg group "$group" --argjson skip "$skip" --arg round "$round" "$dir/results.json"
   else
-    python3 - "$dir" "$group" <<'PY'
+    python3 - "$dir" "$group" "$skip" "$round" <<'PY'
 import json, pathlib, sys
 def us(d): return float((d or "0s").rstrip("s")) * 1e6
-for record in json.loads((pathlib.Path(sys.argv[1]) / "results.json").read_text())["scenarios"]:
+for record in json.loads((pathlib.Path(sys.argv[1]) / "results.json").read_text())["scenarios"][int(sys.argv[3]):]:
     s = record["scenario"]; spec = s["spec"]; st = s.get("stats", {}); lat = st.get("latency", {})
     print("\t".join(map(str, ["csharp", spec["transport"], spec["payload_bytes"],
         "header-only" if spec.get("payload_access") == "PAYLOAD_ACCESS_HEADER_ONLY" else "full",
         spec.get("wait_strategy", "").replace("WAIT_STRATEGY_", "").lower(),
         "round-trip" if spec.get("mode") == "MODE_ROUND_TRIP" else "stream",
         spec["publishers"], spec["subscribers"], st.get("messages_per_second", 0), us(lat.get("p50")), us(lat.get("p99")),
-        st.get("messages_lost", "0"), st.get("messages_corrupted", "0"), s.get("state", "").replace("SCENARIO_STATE_", ""), sys.argv[2]])))
+        st.get("messages_lost", "0"), st.get("messages_corrupted", "0"), s.get("state", "").replace("SCENARIO_STATE_", ""), sys.argv[2], sys.argv[4]])))
 PY
   fi
 }
@@ -84,30 +89,33 @@ native_row() {
   if [[ $json == jq ]]; then
     jq -r '["native", (if .transport == "iox2" then "iceoryx2" else .transport end), .payload, .access, .wait, .mode, 1,
             .subscribers, .msgs_per_sec, .p50_us, .p99_us, .lost, .corrupted,
-            (if .lost == 0 and .corrupted == 0 then "COMPLETED" else "LOSS" end), "native"] | @tsv' <<<"$line"
+            (if .lost == 0 and .corrupted == 0 then "COMPLETED" else "LOSS" end), "native", $round] | @tsv' --arg round "$round" <<<"$line"
   else
     python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])
 print("\t".join(map(str, ["native", "iceoryx2" if r["transport"] == "iox2" else r["transport"], r["payload"], r["access"],
     r["wait"], r["mode"], 1, r["subscribers"], r["msgs_per_sec"], r["p50_us"], r["p99_us"], r["lost"], r["corrupted"],
-    "COMPLETED" if r["lost"] == 0 and r["corrupted"] == 0 else "LOSS", "native"])))' "$line"
+    "COMPLETED" if r["lost"] == 0 and r["corrupted"] == 0 else "LOSS", "native", sys.argv[2]])))' "$line" "$round"
   fi
 }
 
 run_csharp() { # label, payloads, run arguments...
   local label=$1 sizes=$2
   shift 2
-  local dir="$out/cs-$label"
+  local dir="$out/r$round/cs-$label" skip=0
   # Every `run` is a new daemon: its first scenario would also measure the JIT warming up the publisher loop (tens of
-  # per cent for small messages). A throwaway scenario of the first payload goes first; its result is overwritten below.
-  [[ ${WARM_START:-1} == 1 ]] && sizes="${sizes%%,*},$sizes"
-  say "C#     $label: --payloads $sizes $*"
+  # per cent for small messages). A throwaway scenario of the first payload goes first and is left out of the results.
+  if [[ ${WARM_START:-1} == 1 ]]; then
+    sizes="${sizes%%,*},$sizes"
+    skip=1
+  fi
+  say "C#     round $round/$ROUNDS $label: --payloads $sizes $*"
   if ! "${daemon[@]}" run --duration "${DURATION}s" --warmup "$(awk "BEGIN{print $WARMUP*1000}")ms" --out "$dir" --payloads "$sizes" "$@" >>"$log" 2>&1; then
     say "C#     $label: some scenario failed (see $log)"
   fi
   if compgen -G "$dir/*.json" >/dev/null; then
-    csharp_rows "$dir" "$label" >>"$tsv"
+    csharp_rows "$dir" "$label" "$skip" >>"$tsv"
   fi
 }
 
@@ -122,6 +130,7 @@ run_native() { # transport, arguments...
 
 IFS=, read -r -a payloads <<<"$PAYLOADS"
 if [[ $render_only != 1 ]]; then
+for ((round = 1; round <= ROUNDS; round++)); do
 
 # 1. 1:1 stream, iceoryx2 and uds, interleaved per (wait, access) group.
 for wait in yield spin; do
@@ -158,7 +167,8 @@ for nm in 1:1 1:2 1:4 2:2 4:4; do
   done
 done
 
-say "done; raw results in $out (results.tsv, cs-*/, log.txt)"
+done
+say "done; raw results in $out (results.tsv, r*/cs-*/, log.txt)"
 fi
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -171,13 +181,24 @@ function us(v) { return v == "" ? "–" : sprintf("%.1f", v) }
 {
   key = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4 SUBSEP $5 SUBSEP $6 SUBSEP $7 SUBSEP $8
   if ($15 ~ /^nm-/) key = "nm" SUBSEP key   # the N:M runs (1:1 included) have a table of their own
-  # A later row of the same key replaces an earlier one: the throwaway warm-start scenario of a C# run comes first.
-  mps[key] = $9; p50[key] = $10; p99[key] = $11
-  if ($12 != 0 || $13 != 0 || $14 != "COMPLETED") bad = bad sprintf("\n- %s %s %s B %s %s %s %d:%d: state %s, lost %s, corrupted %s", $1, $2, $3, $4, $5, $6, $7, $8, $14, $12, $13)
+  # Every round adds a value; the tables show the median (rows of older results files have no round column).
+  count[key]++; vm[key, count[key]] = $9; v50[key, count[key]] = $10; v99[key, count[key]] = $11
+  if ($16 > rounds) rounds = $16
+  if ($12 != 0 || $13 != 0 || $14 != "COMPLETED") bad = bad sprintf("\n- round %s: %s %s %s B %s %s %s %d:%d: state %s, lost %s, corrupted %s", $16, $1, $2, $3, $4, $5, $6, $7, $8, $14, $12, $13)
+}
+function median(values, key, n,    i, j, x, sorted) {
+  for (i = 1; i <= n; i++) {
+    x = values[key, i] + 0
+    for (j = i - 1; j >= 1 && sorted[j] > x; j--) sorted[j + 1] = sorted[j]
+    sorted[j + 1] = x
+  }
+  return n % 2 ? sorted[(n + 1) / 2] : (sorted[n / 2] + sorted[n / 2 + 1]) / 2
 }
 END {
+  for (key in count) { mps[key] = median(vm, key, count[key]); p50[key] = median(v50, key, count[key]); p99[key] = median(v99, key, count[key]) }
+  if (rounds < 1) rounds = 1
   n = split(payloads, P, ",")
-  printf "## C# transports vs native reference (%s s + %s s warmup per cell, 1 publisher : 1 subscriber process, closed loop)\n\n", duration, warmup
+  printf "## C# transports vs native reference (%s s + %s s warmup per cell, 1 publisher : 1 subscriber process, closed loop; median of %d round%s)\n\n", duration, warmup, rounds, rounds == 1 ? "" : "s"
   print "### 1:1 stream throughput, delivered msg/s\n"
   print "| Payload | Access | Wait | iceoryx2 C# | iceoryx2 native | C#/native | uds C# | uds native | C#/native |"
   print "|---|---|---|---|---|---|---|---|---|"
