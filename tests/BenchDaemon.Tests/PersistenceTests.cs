@@ -170,7 +170,7 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         }
 
         // Orphaned agents watch their parent and exit on their own.
-        await WaitUntilAsync(() => _agents.All(a => !a.IsAlive), TimeSpan.FromSeconds(10),
+        await Poll.UntilAsync(() => _agents.All(a => !a.IsAlive), TimeSpan.FromSeconds(10),
             () => $"agents still running after their daemon was killed: {string.Join("; ", _agents.Where(a => a.IsAlive))}");
 
         await using var second = await DaemonProcess.StartAsync(Setup);
@@ -282,18 +282,4 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
 
     private static async Task<List<string>> IdsAsync(DaemonProcess daemon, ListScenariosRequest request) =>
         [.. (await daemon.ListScenariosAsync(request)).Scenarios.Select(s => s.Id)];
-
-    private static async Task WaitUntilAsync(Func<bool> condition, TimeSpan timeout, Func<string> describe)
-    {
-        var clock = Stopwatch.StartNew();
-        while (!condition())
-        {
-            if (clock.Elapsed > timeout)
-            {
-                throw new Xunit.Sdk.XunitException(describe());
-            }
-
-            await Task.Delay(100);
-        }
-    }
 }

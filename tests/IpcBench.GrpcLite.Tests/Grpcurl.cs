@@ -1,4 +1,4 @@
-using System.Diagnostics;
+using IpcBench.Tests.Shared;
 
 namespace IpcBench.GrpcLite.Tests;
 
@@ -11,32 +11,8 @@ internal static class Grpcurl
 
     public static async Task<(int ExitCode, string Stdout, string Stderr)> RunAsync(params string[] args)
     {
-        var startInfo = new ProcessStartInfo(ExpectedPath)
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (var arg in args)
-        {
-            startInfo.ArgumentList.Add(arg);
-        }
-
-        using var process = Process.Start(startInfo) ?? throw new InvalidOperationException("grpcurl did not start.");
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill();
-            throw new TimeoutException($"grpcurl {string.Join(' ', args)} did not finish within 30 s.");
-        }
-
-        return (process.ExitCode, await stdout, await stderr);
+        var result = await GrpcurlRunner.RunAsync(ExpectedPath, args);
+        return (result.ExitCode, result.Stdout, result.Stderr);
     }
 
     private static string FindExpectedPath()
