@@ -227,16 +227,30 @@ public static class PayloadChecksum
         }
 
         /// <summary>Reads <paramref name="length"/> bytes (whole blocks) from <paramref name="start"/>.</summary>
-        public void Read(ref byte start, int length)
+        public void Read(ref byte start, int length) => Mix(new FromMemory(), ref start, length / Block);
+
+        /// <summary>Writes <paramref name="value"/> over <paramref name="length"/> bytes (whole blocks) and reads them from registers.</summary>
+        public void Fill(ref byte start, int length, byte value) => Mix(new Filling(value), ref start, length / Block);
+
+        /// <summary>Reads <paramref name="blocks"/> blocks of <paramref name="value"/> from registers alone.</summary>
+        public void Repeat(byte value, long blocks) => Mix(new Pattern(value), ref Unsafe.NullRef<byte>(), blocks);
+
+        /// <summary>
+        /// The one block loop: <typeparamref name="TSource"/> (a struct, so the JIT compiles a copy of the loop per source
+        /// with its loads or stores inlined) says where each block's bytes come from.
+        /// </summary>
+        private void Mix<TSource>(TSource source, ref byte start, long blocks)
+            where TSource : struct, IBlockSource
         {
             if (Avx512F.IsSupported)
             {
+                // Both lanes side by side in one register: the same arithmetic, half the instructions.
                 var acc = Vector512.Create(_accA, _accB);
                 var key = Vector512.Create(_keyA, _keyB);
                 var step512 = Vector512.Create(Prime3);
-                for (int offset = 0; offset < length; offset += Block)
+                for (long i = 0; i < blocks; i++)
                 {
-                    acc += Mix(Vector512.LoadUnsafe(ref start, (nuint)offset).AsUInt64(), key);
+                    acc += PayloadChecksum.Mix(source.Block(ref start, (nuint)(i * Block)), key);
                     key += step512;
                 }
 
@@ -250,69 +264,11 @@ public static class PayloadChecksum
             var keyA = _keyA;
             var keyB = _keyB;
             var step = Vector256.Create(Prime3);
-            for (int offset = 0; offset < length; offset += Block)
-            {
-                accA += Mix(Vector256.LoadUnsafe(ref start, (nuint)offset).AsUInt64(), keyA);
-                accB += Mix(Vector256.LoadUnsafe(ref start, (nuint)offset + 32).AsUInt64(), keyB);
-                keyA += step;
-                keyB += step;
-            }
-
-            (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
-        }
-
-        /// <summary>Writes <paramref name="value"/> over <paramref name="length"/> bytes (whole blocks) and reads them from registers.</summary>
-        public void Fill(ref byte start, int length, byte value)
-        {
-            if (Avx512F.IsSupported)
-            {
-                var acc = Vector512.Create(_accA, _accB);
-                var key = Vector512.Create(_keyA, _keyB);
-                var step512 = Vector512.Create(Prime3);
-                var data512 = Vector512.Create(value);
-                for (int offset = 0; offset < length; offset += Block)
-                {
-                    data512.StoreUnsafe(ref start, (nuint)offset);
-                    acc += Mix(data512.AsUInt64(), key);
-                    key += step512;
-                }
-
-                (_accA, _accB, _keyA, _keyB) = (acc.GetLower(), acc.GetUpper(), key.GetLower(), key.GetUpper());
-                return;
-            }
-
-            var accA = _accA;
-            var accB = _accB;
-            var keyA = _keyA;
-            var keyB = _keyB;
-            var step = Vector256.Create(Prime3);
-            var data = Vector256.Create(value);
-            for (int offset = 0; offset < length; offset += Block)
-            {
-                data.StoreUnsafe(ref start, (nuint)offset);
-                data.StoreUnsafe(ref start, (nuint)offset + 32);
-                accA += Mix(data.AsUInt64(), keyA);
-                accB += Mix(data.AsUInt64(), keyB);
-                keyA += step;
-                keyB += step;
-            }
-
-            (_accA, _accB, _keyA, _keyB) = (accA, accB, keyA, keyB);
-        }
-
-        /// <summary>Reads <paramref name="blocks"/> blocks of <paramref name="value"/> from registers alone.</summary>
-        public void Repeat(byte value, long blocks)
-        {
-            var data = Vector256.Create(value).AsUInt64();
-            var accA = _accA;
-            var accB = _accB;
-            var keyA = _keyA;
-            var keyB = _keyB;
-            var step = Vector256.Create(Prime3);
             for (long i = 0; i < blocks; i++)
             {
-                accA += Mix(data, keyA);
-                accB += Mix(data, keyB);
+                nuint offset = (nuint)(i * Block);
+                accA += PayloadChecksum.Mix(source.Half(ref start, offset), keyA);
+                accB += PayloadChecksum.Mix(source.Half(ref start, offset + 32), keyB);
                 keyA += step;
                 keyB += step;
             }
@@ -360,6 +316,52 @@ public static class PayloadChecksum
         }
 
         return hash;
+    }
+
+    /// <summary>Where the lanes' blocks come from: a whole 64-byte block, or one of its 32-byte halves.</summary>
+    private interface IBlockSource
+    {
+        Vector512<ulong> Block(ref byte start, nuint offset);
+
+        Vector256<ulong> Half(ref byte start, nuint offset);
+    }
+
+    /// <summary>The bytes in memory.</summary>
+    private readonly struct FromMemory : IBlockSource
+    {
+        public Vector512<ulong> Block(ref byte start, nuint offset) => Vector512.LoadUnsafe(ref start, offset).AsUInt64();
+
+        public Vector256<ulong> Half(ref byte start, nuint offset) => Vector256.LoadUnsafe(ref start, offset).AsUInt64();
+    }
+
+    /// <summary>A repeated byte, from registers: no memory is touched.</summary>
+    private readonly struct Pattern(byte value) : IBlockSource
+    {
+        private readonly Vector512<byte> _block = Vector512.Create(value);
+        private readonly Vector256<byte> _half = Vector256.Create(value);
+
+        public Vector512<ulong> Block(ref byte start, nuint offset) => _block.AsUInt64();
+
+        public Vector256<ulong> Half(ref byte start, nuint offset) => _half.AsUInt64();
+    }
+
+    /// <summary>A repeated byte, written to memory as it is read from registers (the publisher's fused fill).</summary>
+    private readonly struct Filling(byte value) : IBlockSource
+    {
+        private readonly Vector512<byte> _block = Vector512.Create(value);
+        private readonly Vector256<byte> _half = Vector256.Create(value);
+
+        public Vector512<ulong> Block(ref byte start, nuint offset)
+        {
+            _block.StoreUnsafe(ref start, offset);
+            return _block.AsUInt64();
+        }
+
+        public Vector256<ulong> Half(ref byte start, nuint offset)
+        {
+            _half.StoreUnsafe(ref start, offset);
+            return _half.AsUInt64();
+        }
     }
 
     [InlineArray(Block)]
