@@ -339,11 +339,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     /// </summary>
     private ChunksResult ReceiveChunks(int total, int count, CancellationToken cancellationToken)
     {
-        if (total <= _slotDataBytes || total > _maxMessageBytes || count != (total + _slotDataBytes - 1) / _slotDataBytes)
-        {
-            throw Corrupt(_position, $"a message of {total} bytes in {count} chunks; slots hold {_slotDataBytes}, messages up to {_maxMessageBytes}");
-        }
-
+        // Chunk 0's header (message length and chunk count) is checked by CheckChunk before anything is copied.
         _reassembly ??= GC.AllocateUninitializedArray<byte>(_maxMessageBytes, pinned: true);
         var buffer = new Span<byte>(_reassembly);
         for (int chunk = 0, offset = 0; chunk < count; chunk++, offset += _slotDataBytes)
