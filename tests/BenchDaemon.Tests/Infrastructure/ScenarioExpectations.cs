@@ -45,9 +45,12 @@ internal sealed class ScenarioExpectations(Scenario scenario, DaemonProcess daem
     }
 
     /// <summary>State COMPLETED, no error, and every message delivered to every subscriber it was addressed to, intact and once.</summary>
-    public ScenarioExpectations CompletedWithoutLoss(int subscribersPerPublisher)
+    public ScenarioExpectations CompletedWithoutLoss(int subscribersPerPublisher) => EndedWithoutLoss(ScenarioState.Completed, subscribersPerPublisher);
+
+    /// <summary>As <see cref="CompletedWithoutLoss"/>, for a scenario that ended in <paramref name="state"/> (STOPPED: stopped by a user or a shutdown).</summary>
+    public ScenarioExpectations EndedWithoutLoss(ScenarioState state, int subscribersPerPublisher)
     {
-        Equal(ScenarioState.Completed, scenario.State, "state");
+        Equal(state, scenario.State, "state");
         Equal(string.Empty, scenario.Error, "error");
         That(scenario.Stats is not null, "stats are present");
         That(Stats.MessagesSent > 0, "messages_sent > 0");

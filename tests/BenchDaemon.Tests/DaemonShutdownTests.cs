@@ -1,0 +1,95 @@
+using Google.Protobuf;
+using IpcBench.Daemon.Tests.Infrastructure;
+using IpcBench.V1;
+using Xunit.Abstractions;
+
+namespace IpcBench.Daemon.Tests;
+
+/// <summary>
+/// SIGTERM is how systemd, docker and a user's Ctrl-C stop the daemon: scenarios running then must end STOPPED with
+/// their results (the agents' link outlives the stopping of the scenarios), and a restarted daemon lists them the same.
+/// </summary>
+[Collection(DaemonCollection.Name)]
+public sealed class DaemonShutdownTests(ITestOutputHelper output) : IDisposable
+{
+    private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "shutdown-" + Guid.NewGuid().ToString("N")[..10]);
+
+    private DaemonSettings Setup => new()
+    {
+        RuntimeBase = Path.Combine(_directory, "runtime"),
+        DatabasePath = Path.Combine(_directory, "state", "scenarios.db"),
+    };
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_directory))
+        {
+            Directory.Delete(_directory, recursive: true);
+        }
+    }
+
+    [Iceoryx2Fact]
+    public async Task SigTerm_WhileUdsShmRingAndIceoryx2Run_EndsEachStoppedWithItsStatsAndNoLoss_AndARestartListsThemTheSame()
+    {
+        string[] transports = ["uds", "shm-ring", "iceoryx2"];
+        var watched = new Dictionary<string, Scenario>();
+        await using (var daemon = await DaemonProcess.StartAsync(Setup))
+        {
+            using var log = daemon.LogTo(output);
+            var ids = new List<string>();
+            foreach (var transport in transports)
+            {
+                // Rate-limited soaks (no duration): a SIGTERM, not their end, is what stops them.
+                var started = await daemon.StartScenarioAsync(Specs.Stream(transport, 1, 2, duration: null)
+                    .With(s => { s.RatePerPublisher = 5000; s.WaitStrategy = WaitStrategy.Block; }));
+                ids.Add(started.Id);
+            }
+
+            foreach (var id in ids)
+            {
+                await daemon.WaitForAsync(id, s => s.State == ScenarioState.Running && s.LastInterval is not null, TimeSpan.FromSeconds(30), "to run a tick");
+            }
+
+            // Watching through the shutdown, as a user's grpcurl would: the last snapshot each stream sends is the result.
+            using var watching = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+            var watches = ids.Select(async id =>
+            {
+                Scenario? last = null;
+                await foreach (var snapshot in daemon.WatchScenarioAsync(id, watching.Token))
+                {
+                    last = snapshot;
+                }
+
+                return last;
+            }).ToList();
+
+            Assert.True(await daemon.TerminateAsync(TimeSpan.FromSeconds(15)), $"the daemon did not stop on SIGTERM\n{daemon.Output.Describe()}");
+            Assert.Equal(0, daemon.ExitCode);
+            foreach (var watch in watches)
+            {
+                if (await watch is { } last)
+                {
+                    watched[last.Id] = last;
+                }
+            }
+
+            foreach (var id in ids)
+            {
+                Assert.True(watched.TryGetValue(id, out var final), $"WatchScenario of {id} ended without a snapshot\n{daemon.Output.Describe()}");
+                new ScenarioExpectations(final, daemon).EndedWithoutLoss(ScenarioState.Stopped, subscribersPerPublisher: 2).Verify();
+                Assert.DoesNotContain("before reporting its result", daemon.Output.Text, StringComparison.Ordinal);
+            }
+        }
+
+        await using var restarted = await DaemonProcess.StartAsync(Setup);
+        using var restartedLog = restarted.LogTo(output);
+        foreach (var (id, final) in watched)
+        {
+            var stored = await restarted.GetScenarioAsync(id);
+            Assert.True(final.Equals(stored), $"watched: {JsonFormatter.Default.Format(final)}\nafter restart: {JsonFormatter.Default.Format(stored)}");
+        }
+
+        var listed = await restarted.ListScenariosAsync(new ListScenariosRequest { State = ScenarioState.Stopped });
+        Assert.Equal(watched.Keys.Order(), listed.Scenarios.Select(s => s.Id).Order());
+    }
+}
