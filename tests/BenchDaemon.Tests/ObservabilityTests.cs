@@ -136,6 +136,31 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
         Assert.Equal(HttpStatusCode.OK, head.StatusCode);
     }
 
+    /// <summary>Label values stay bounded: a finished scenario beyond IpcBench:MetricsRecentScenarios leaves no series behind.</summary>
+    [Fact]
+    public async Task Metrics_DropAFinishedScenario_OnceItIsNoLongerRecent()
+    {
+        await using var daemon = await DaemonProcess.StartAsync("--IpcBench:MetricsRecentScenarios=1");
+        using var log = daemon.LogTo(output);
+        var first = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3)));
+        var before = MetricsText.Parse(await Http.GetStringAsync(daemon.MetricsUrl));
+        Assert.Contains(before.Samples, s => s.Label("scenario") == first.Id && s.Name == "ipcbench_latency_seconds_count");
+
+        var second = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3)));
+        // The second is exported as finished once its run has wound down (agents reaped), shortly after its final state.
+        var after = before;
+        await Poll.UntilAsync(() =>
+        {
+            after = MetricsText.Parse(Http.GetStringAsync(daemon.MetricsUrl).GetAwaiter().GetResult());
+            return after.Named("ipcbench_scenarios_running").Single().Value == 0;
+        }, TimeSpan.FromSeconds(10), () => "the second scenario is still running");
+
+        Assert.Empty(after.Problems);
+        Assert.DoesNotContain(after.Samples, s => s.Label("scenario") == first.Id);
+        Assert.Equal(second.Stats.MessagesReceived, after.Of("ipcbench_messages_received_total", second.Id).Sum(s => s.Value));
+        Assert.Equal(second.Stats.Latency.Samples, after.Of("ipcbench_latency_seconds_count", second.Id).Single().Value);
+    }
+
     [PrometheusFact]
     public async Task Metrics_PassPromtoolCheckMetrics()
     {
