@@ -17,17 +17,10 @@ public sealed class ScenarioStore
     /// <summary>PRAGMA user_version this code writes; older files are migrated step by step in <see cref="Migrate"/>.</summary>
     public const int SchemaVersion = 1;
 
-    private static int _initialized;
     private readonly string _connectionString;
 
     public ScenarioStore(string path, TimeSpan? busyTimeout = null)
     {
-        if (Interlocked.Exchange(ref _initialized, 1) == 0)
-        {
-            // The bundle's native e_sqlite3 (runtimes/<rid>/native beside the daemon), registered once per process.
-            SQLitePCL.Batteries_V2.Init();
-        }
-
         Path = path;
         BusyTimeout = busyTimeout ?? TimeSpan.FromSeconds(5);
         _connectionString = new SqliteConnectionStringBuilder
