@@ -1,0 +1,77 @@
+using System.Numerics;
+using HdrHistogram;
+using HdrHistogram.Utilities;
+
+namespace IpcBench.Workload;
+
+/// <summary>
+/// HdrHistogram's standard compressed (V2) encoding of latency histograms, as agents report them and .hlog lines carry
+/// them. EncodeIntoCompressedByteBuffer allocates about three times the encoded histogram's counts array, so a histogram
+/// covering the full hour would cost ~800 KB (on the large object heap) per encoding; this encodes a copy sized to the
+/// values actually recorded instead (tens of KB for microsecond latencies), kept per size and reused. One thread at a time.
+/// </summary>
+public sealed class HistogramCodec
+{
+    private readonly Dictionary<long, (LongHistogram Histogram, ByteBuffer Buffer)> _bySize = [];
+
+    /// <summary>The compressed encoding of <paramref name="source"/>; an empty histogram encodes too (as the smallest size).</summary>
+    public byte[] Encode(HistogramBase source)
+    {
+        long highest = SizeFor(LatencyHistograms.Max(source));
+        if (!_bySize.TryGetValue(highest, out var sized))
+        {
+            var histogram = new LongHistogram(1, highest, LatencyHistograms.SignificantDigits);
+            sized = (histogram, ByteBuffer.Allocate(histogram.GetNeededByteBufferCapacity()));
+            _bySize.Add(highest, sized);
+        }
+
+        var copy = sized.Histogram;
+        copy.Reset();
+        foreach (var value in source.RecordedValues())
+        {
+            copy.RecordValueWithCount(value.ValueIteratedTo, value.CountAtValueIteratedTo);
+        }
+
+        var buffer = sized.Buffer;
+        buffer.Position = 0;
+        int length = copy.EncodeIntoCompressedByteBuffer(buffer);
+        var bytes = new byte[length];
+        buffer.Position = 0;
+        for (int i = 0; i < length; i++)
+        {
+            // ByteBuffer offers no public bulk read; this is a few KB once a second.
+            bytes[i] = buffer.Get();
+        }
+
+        return bytes;
+    }
+
+    /// <summary>Decodes what <see cref="Encode"/> (or any HdrHistogram writer) produced; throws <see cref="FormatException"/> on anything else.</summary>
+    public static HistogramBase Decode(ReadOnlySpan<byte> encoded)
+    {
+        HistogramBase histogram;
+        try
+        {
+            histogram = HistogramEncoding.DecodeFromCompressedByteBuffer(ByteBuffer.Allocate(encoded.ToArray()), 0);
+        }
+        catch (Exception e) when (e is ArgumentException or NotSupportedException or IndexOutOfRangeException or IOException or InvalidDataException)
+        {
+            throw new FormatException($"not an HdrHistogram compressed histogram: {e.Message}", e);
+        }
+
+        // Added to latency histograms, which cannot take a wider range.
+        if (histogram.HighestTrackableValue > LatencyHistograms.HighestTrackableNs)
+        {
+            throw new FormatException($"its range (up to {histogram.HighestTrackableValue}) is wider than a latency histogram's ({LatencyHistograms.HighestTrackableNs} ns)");
+        }
+
+        return histogram;
+    }
+
+    /// <summary>
+    /// A power of two above every value equivalent to <paramref name="maxNs"/>: few distinct sizes, so few cached
+    /// histograms, each at most twice as large as needed.
+    /// </summary>
+    private static long SizeFor(long maxNs) =>
+        Math.Min((long)BitOperations.RoundUpToPowerOf2((ulong)Math.Max(maxNs + 1, 4096)), LatencyHistograms.HighestTrackableNs);
+}
