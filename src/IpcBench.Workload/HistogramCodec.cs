@@ -1,3 +1,5 @@
+using System.Buffers.Binary;
+using System.IO.Compression;
 using System.Numerics;
 using HdrHistogram;
 using HdrHistogram.Utilities;
@@ -47,12 +49,30 @@ public sealed class HistogramCodec
     }
 
     /// <summary>Decodes what <see cref="Encode"/> (or any HdrHistogram writer) produced; throws <see cref="FormatException"/> on anything else.</summary>
+    /// <remarks>
+    /// HistogramEncoding.DecodeFromCompressedByteBuffer inflates with a single Stream.Read, which DeflateStream may
+    /// answer in part (compressed histograms beyond ~8 KB), and then refuses the histogram. So the container is opened
+    /// here (a 4-byte cookie, a 4-byte big-endian length, a 2-byte RFC 1950 header, deflate), inflated to the end, and
+    /// the library decodes the V2 encoding inside it, cookie and all.
+    /// </remarks>
     public static HistogramBase Decode(ReadOnlySpan<byte> encoded)
     {
         HistogramBase histogram;
         try
         {
-            histogram = HistogramEncoding.DecodeFromCompressedByteBuffer(ByteBuffer.Allocate(encoded.ToArray()), 0);
+            int length = encoded.Length >= 8 ? BinaryPrimitives.ReadInt32BigEndian(encoded[4..]) : -1;
+            if (length < 2 || length > encoded.Length - 8)
+            {
+                throw new InvalidDataException($"{encoded.Length} bytes cannot hold a compressed histogram of {length} bytes");
+            }
+
+            using var uncompressed = new MemoryStream();
+            using (var inflater = new DeflateStream(new MemoryStream(encoded.Slice(10, length - 2).ToArray()), CompressionMode.Decompress))
+            {
+                inflater.CopyTo(uncompressed);
+            }
+
+            histogram = HistogramEncoding.DecodeFromByteBuffer(ByteBuffer.Allocate(uncompressed.ToArray()), 0);
         }
         catch (Exception e) when (e is ArgumentException or NotSupportedException or IndexOutOfRangeException or IOException or InvalidDataException)
         {

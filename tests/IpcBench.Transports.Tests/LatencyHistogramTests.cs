@@ -144,6 +144,27 @@ public class LatencyHistogramTests
     }
 
     [Fact]
+    public void Codec_DecodesAWideHistogram_WhoseCompressedFormIsLargerThanOneInflateRead()
+    {
+        // Every bucket from 1 ns to ~2 s holds a different count: tens of KB compressed, which the library's own
+        // compressed decoder refuses ("does not contain the indicated payload amount") after one partial read.
+        var histogram = LatencyHistograms.Create();
+        var random = new Random(42);
+        for (long ns = 1; ns < 2_000_000_000; ns += 1 + ns / 1000)
+        {
+            histogram.RecordValueWithCount(ns, 1 + random.Next(1_000_000));
+        }
+
+        var encoded = new HistogramCodec().Encode(histogram);
+        Assert.True(encoded.Length > 16_384, $"only {encoded.Length} B compressed: not the case this test is for");
+        Assert.ThrowsAny<ArgumentException>(() => HistogramEncoding.DecodeFromCompressedByteBuffer(HdrHistogram.Utilities.ByteBuffer.Allocate(encoded), 0));
+        var decoded = HistogramCodec.Decode(encoded);
+
+        Assert.Equal(histogram.TotalCount, decoded.TotalCount);
+        Assert.Equal(LatencyHistograms.Percentile(histogram, 99.9), LatencyHistograms.Percentile(decoded, 99.9));
+    }
+
+    [Fact]
     public void Codec_ForMicrosecondLatencies_AllocatesAFractionOfAFullRangeEncoding()
     {
         var histogram = LatencyHistograms.Create();
