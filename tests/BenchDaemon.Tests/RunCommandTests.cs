@@ -22,7 +22,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     }
 
     [Fact]
-    public async Task Run_UdsAndChannels_PrintsATableRowForEach_AndWritesResultsJsonAndCsv()
+    public async Task Run_UdsAndChannels_PrintsATableRowForEach_AndWritesResultsJsonCsvAndHdrLog()
     {
         var results = Path.Combine(_directory, "out");
         var database = Path.Combine(_directory, "state", "scenarios.db");
@@ -41,7 +41,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         // The throughput grid: one column per transport.
         Assert.Matches(new Regex(@"^\| Payload \| uds \| channels \|$", RegexOptions.Multiline), stdout);
 
-        Assert.Equal(["results-series.csv", "results.csv", "results.json"], Directory.GetFiles(results).Select(Path.GetFileName).Order());
+        Assert.Equal(["results-series.csv", "results.csv", "results.hlog", "results.json"], Directory.GetFiles(results).Select(Path.GetFileName).Order());
         var export = JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json")));
         var scenarios = export.Scenarios.Select(r => r.Scenario).ToList();
         Assert.Equal(["channels", "uds"], scenarios.Select(s => s.Spec.Transport).Order());
@@ -72,6 +72,12 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
 
         var series = CsvTable.Parse(File.ReadAllText(Path.Combine(results, "results-series.csv")));
         Assert.Equal(export.Scenarios.Sum(r => r.Series.Count), series.Rows.Count);
+
+        // The latency per second of both (one through an agent, one in-process), as HdrHistogram's log reader reads it.
+        using (var hlog = File.OpenRead(Path.Combine(results, "results.hlog")))
+        {
+            HdrLogAssertions.HoldsEveryReportedLatency(hlog, scenarios);
+        }
 
         // The run also kept its scenarios in the database it was given.
         Assert.True(File.Exists(database), $"no database at {database}");

@@ -15,7 +15,8 @@ namespace IpcBench.Daemon.Run;
 
 /// <summary>
 /// `BenchDaemon run`: the benchmark matrix through the same engine the daemon runs (agents and all), printed as
-/// Markdown tables, with results.json, results.csv and results-series.csv written as ExportScenarios writes them. The
+/// Markdown tables, with results.json, results.csv, results-series.csv and results.hlog (every scenario's latency per
+/// second, an HdrHistogram log tagged by scenario id) written as ExportScenarios writes them. The
 /// scenarios also go to the scenario database, so a serving daemon on the same IpcBench:DatabasePath can list and
 /// compare them. No control port is opened, so it runs beside a serving daemon.
 /// </summary>
@@ -34,7 +35,7 @@ public static class RunCommand
         var mode = new Option<string>("--mode") { Description = "stream or round-trip", DefaultValueFactory = _ => "stream" };
         var wait = new Option<string?>("--wait") { Description = "spin, yield or block (default: each transport's default)" };
         var rate = new Option<double>("--rate") { Description = "Messages per second per publisher; 0 = as fast as possible", DefaultValueFactory = _ => 0 };
-        var output = new Option<string?>("--out") { Description = "Directory for results.json, results.csv and results-series.csv (default: results/<timestamp>)" };
+        var output = new Option<string?>("--out") { Description = "Directory for results.json, results.csv, results-series.csv and results.hlog (default: results/<timestamp>)" };
         var command = new Command("run", "Run a benchmark matrix once and print the results (about a minute with no options)")
         {
             transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, output,
@@ -172,7 +173,7 @@ public static class RunCommand
             results.Add(scenario);
             records.Add(catalog.Record(scenario));
             // Rewritten after every scenario: an interrupted matrix still leaves the results of those that ran.
-            await WriteResultsAsync(outputDirectory, records).ConfigureAwait(false);
+            await WriteResultsAsync(outputDirectory, records, catalog).ConfigureAwait(false);
         }
 
         return 0;
@@ -182,8 +183,10 @@ public static class RunCommand
         Environment.GetEnvironmentVariables().Cast<System.Collections.DictionaryEntry>()
             .ToDictionary(e => (string)e.Key, e => e.Value as string ?? string.Empty, StringComparer.Ordinal);
 
-    private static async Task WriteResultsAsync(string directory, IReadOnlyList<ScenarioRecord> records)
+    private static async Task WriteResultsAsync(string directory, IReadOnlyList<ScenarioRecord> records, ScenarioCatalog catalog)
     {
+        var hdrLog = ScenarioExporter.HdrLog([.. records.Select(r => (r.Scenario.Id, catalog.LatencyIntervals(r.Scenario.Id)))]);
+        await File.WriteAllTextAsync(Path.Combine(directory, "results.hlog"), hdrLog).ConfigureAwait(false);
         await File.WriteAllTextAsync(Path.Combine(directory, "results.json"), ScenarioExporter.Json(records, DateTime.UtcNow)).ConfigureAwait(false);
         await File.WriteAllTextAsync(Path.Combine(directory, "results.csv"), ScenarioExporter.SummaryCsv(records)).ConfigureAwait(false);
         await File.WriteAllTextAsync(Path.Combine(directory, "results-series.csv"), ScenarioExporter.SeriesCsv(records)).ConfigureAwait(false);
