@@ -1,4 +1,6 @@
+using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
+using HdrHistogram;
 using IpcBench.GrpcLite;
 using IpcBench.Transports;
 using IpcBench.V1;
@@ -25,9 +27,10 @@ public sealed class AgentProgram : IAsyncDisposable
     private Task _progress = Task.CompletedTask;
     private ProcessMetrics.Sample? _atMeasureStart;
 
-    // Reused by every report (reports are serialized by _reportGate): a new one would be ~270 KB a second.
-    private readonly LatencyHistogram _latencyInterval = new();
-    private readonly HistogramData _latencyReport = new();
+    // Reused by every report (reports are serialized by _reportGate): a new histogram would be ~270 KB a second, and
+    // the codec keeps the right-sized encoding buffers.
+    private readonly LongHistogram _latencyInterval = LatencyHistograms.Create();
+    private readonly HistogramCodec _latencyCodec = new();
 
     private AgentProgram(AgentArguments arguments)
     {
@@ -211,17 +214,10 @@ public sealed class AgentProgram : IAsyncDisposable
                 var latency = _latencyInterval;
                 latency.Reset();
                 host.ReadLatencyInterval(latency);
-                // Reused: a busy second fills thousands of buckets, and fresh arrays for them every second were most of
-                // what an agent allocated (~300 KB/s), which kept its heap and RSS climbing until the first collection.
-                var histogram = _latencyReport;
-                histogram.Values.Clear();
-                histogram.Counts.Clear();
-                LatencyHistogram.ForEachBucket(latency.Counts, histogram, static (value, count, into) =>
+                if (latency.TotalCount > 0)
                 {
-                    into.Values.Add(value);
-                    into.Counts.Add(count);
-                });
-                report.LatencyInterval = histogram;
+                    report.LatencyIntervalHdr = ByteString.CopyFrom(_latencyCodec.Encode(latency));
+                }
             }
 
             var now = ProcessMetrics.Take();

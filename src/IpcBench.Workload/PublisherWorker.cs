@@ -1,3 +1,4 @@
+using HdrHistogram;
 using IpcBench.Transports;
 
 namespace IpcBench.Workload;
@@ -32,7 +33,7 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
     /// <summary>Round trip only: echoes whose header did not match the message sent.</summary>
     public long BadEchoes => Volatile.Read(ref _badEchoes);
 
-    public LatencyHistogram RoundTripLatency { get; } = new();
+    public LongHistogram RoundTripLatency { get; } = LatencyHistograms.Create();
 
     public void RequestStop() => _stopRequested = true;
 
@@ -171,7 +172,7 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
             }
             else if (measured)
             {
-                RoundTripLatency.Record(nowNs - stampNs);
+                RoundTripLatency.RecordLatency(nowNs - stampNs);
             }
         }
     }

@@ -1,3 +1,4 @@
+using HdrHistogram;
 using IpcBench.Transports;
 
 namespace IpcBench.Workload;
@@ -20,7 +21,8 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
     private long _measuredBytes;
     private int _endOfStreams;
 
-    public LatencyHistogram Latency { get; } = new();
+    /// <summary>Every latency this receiver measured, growing; read per interval through <see cref="IntervalHistogramReader"/>.</summary>
+    public LongHistogram Latency { get; } = LatencyHistograms.Create();
 
     /// <summary>True once every publisher of this receiver has sent its end-of-stream.</summary>
     public bool SawEveryEndOfStream => Volatile.Read(ref _endOfStreams) >= receiver.PublisherIndexes.Count;
@@ -99,7 +101,7 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
                 _measuredBytes += header.PayloadLength;
                 if (!plan.RoundTrip)
                 {
-                    Latency.Record(nowNs - header.SendTimestampNs);
+                    Latency.RecordLatency(nowNs - header.SendTimestampNs);
                 }
             }
 

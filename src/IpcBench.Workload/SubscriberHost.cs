@@ -1,3 +1,4 @@
+using HdrHistogram;
 using IpcBench.Transports;
 
 namespace IpcBench.Workload;
@@ -10,7 +11,7 @@ public sealed class SubscriberHost : IDisposable
 {
     private readonly ISubscriberEndpoint _endpoint;
     private readonly List<ReceiverWorker> _workers = [];
-    private readonly List<HistogramIntervalReader> _intervalReaders = [];
+    private readonly List<IntervalHistogramReader> _intervalReaders = [];
     private readonly List<Thread> _threads = [];
     private readonly CancellationTokenSource _stop = new();
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -27,7 +28,7 @@ public sealed class SubscriberHost : IDisposable
         {
             var worker = new ReceiverWorker(receiver, plan, Window);
             _workers.Add(worker);
-            _intervalReaders.Add(new HistogramIntervalReader(worker.Latency));
+            _intervalReaders.Add(new IntervalHistogramReader(worker.Latency));
         }
     }
 
@@ -109,7 +110,7 @@ public sealed class SubscriberHost : IDisposable
     }
 
     /// <summary>Adds the latency recorded since the previous call to <paramref name="into"/>. Call from one reporting thread.</summary>
-    public void ReadLatencyInterval(LatencyHistogram into)
+    public void ReadLatencyInterval(HistogramBase into)
     {
         foreach (var reader in _intervalReaders)
         {

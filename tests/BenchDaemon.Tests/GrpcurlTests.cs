@@ -95,6 +95,28 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
         Assert.Contains("messages_lost", metrics);
     }
 
+    /// <summary>README's .hlog export: a round-trip run's latency per second as an HdrHistogram log.</summary>
+    [GrpcurlFact]
+    public async Task ExportScenarios_AsHdrLog_HoldsEveryLatencyTheScenarioReported()
+    {
+        var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(2)).With(s =>
+        {
+            s.RatePerPublisher = 5_000;
+            s.Mode = Mode.RoundTrip;
+        });
+        var scenario = await _daemon.RunScenarioAsync(spec);
+
+        using var response = JsonDocument.Parse(await GrpcurlAsync(["-d", $$"""{"ids":["{{scenario.Id}}"],"format":"EXPORT_FORMAT_HDR_LOG"}"""],
+            "ipcbench.v1.BenchControl/ExportScenarios"));
+        Assert.Equal("EXPORT_FORMAT_HDR_LOG", response.RootElement.GetProperty("format").GetString());
+        Assert.Equal("text/plain", response.RootElement.GetProperty("content_type").GetString());
+        var content = response.RootElement.GetProperty("content").GetString()!;
+        Assert.StartsWith("#[Histogram log format version", content, StringComparison.Ordinal);
+        Assert.Equal(LatencyKind.RoundTrip, scenario.Stats.Latency.Kind);
+        using var log = new MemoryStream(System.Text.Encoding.UTF8.GetBytes(content));
+        HdrLogAssertions.HoldsEveryReportedLatency(log, [scenario]);
+    }
+
     [GrpcurlFact]
     public async Task StartScenario_FromJson_ReturnsAnId_AndTheScenarioRuns()
     {

@@ -136,6 +136,31 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
         Assert.Equal(HttpStatusCode.OK, head.StatusCode);
     }
 
+    /// <summary>Label values stay bounded: a finished scenario beyond IpcBench:MetricsRecentScenarios leaves no series behind.</summary>
+    [Fact]
+    public async Task Metrics_DropAFinishedScenario_OnceItIsNoLongerRecent()
+    {
+        await using var daemon = await DaemonProcess.StartAsync("--IpcBench:MetricsRecentScenarios=1");
+        using var log = daemon.LogTo(output);
+        var first = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3)));
+        var before = MetricsText.Parse(await Http.GetStringAsync(daemon.MetricsUrl));
+        Assert.Contains(before.Samples, s => s.Label("scenario") == first.Id && s.Name == "ipcbench_latency_seconds_count");
+
+        var second = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3)));
+        // The second is exported as finished once its run has wound down (agents reaped), shortly after its final state.
+        var after = before;
+        await Poll.UntilAsync(() =>
+        {
+            after = MetricsText.Parse(Http.GetStringAsync(daemon.MetricsUrl).GetAwaiter().GetResult());
+            return after.Named("ipcbench_scenarios_running").Single().Value == 0;
+        }, TimeSpan.FromSeconds(10), () => "the second scenario is still running");
+
+        Assert.Empty(after.Problems);
+        Assert.DoesNotContain(after.Samples, s => s.Label("scenario") == first.Id);
+        Assert.Equal(second.Stats.MessagesReceived, after.Of("ipcbench_messages_received_total", second.Id).Sum(s => s.Value));
+        Assert.Equal(second.Stats.Latency.Samples, after.Of("ipcbench_latency_seconds_count", second.Id).Single().Value);
+    }
+
     [PrometheusFact]
     public async Task Metrics_PassPromtoolCheckMetrics()
     {
@@ -194,17 +219,21 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
 
             var lines = File.ReadAllLines(file);
             var events = lines.Select(l => JsonDocument.Parse(l).RootElement.Clone()).ToList();
+            // CLEF as Serilog.Formatting.Compact writes it: the template and its properties, which readers render.
             Assert.All(events, e =>
             {
-                Assert.True(e.TryGetProperty("@t", out _) && e.TryGetProperty("@mt", out _) && e.TryGetProperty("@m", out _), e.ToString());
+                Assert.True(e.TryGetProperty("@t", out _) && e.TryGetProperty("@mt", out _), e.ToString());
             });
             static string Text(JsonElement e, string name) => e.TryGetProperty(name, out var v) ? v.ToString() : string.Empty;
+            static bool Mentions(JsonElement e, string text) =>
+                e.EnumerateObject().Any(p => p.Name is not ("@t" or "@mt") && p.Value.ToString().Contains(text, StringComparison.Ordinal));
 
             var scenarioLines = events.Where(e => Text(e, "SourceContext") == "IpcBench.Scenario" && Text(e, "@mt").StartsWith("Scenario {ScenarioId}", StringComparison.Ordinal)).ToList();
             Assert.True(scenarioLines.Count >= 4, $"scenario lines: {scenarioLines.Count}\n{string.Join('\n', lines)}");
             Assert.All(scenarioLines, e => Assert.Equal(id, Text(e, "ScenarioId")));
-            // Every event logged inside the scenario's scope carries its id: nothing else names one.
-            Assert.All(events.Where(e => Text(e, "@m").Contains(id, StringComparison.Ordinal)), e => Assert.Equal(id, Text(e, "ScenarioId")));
+            // Every event logged inside the scenario's scope carries its id: nothing else names one (in its message's
+            // properties or any other).
+            Assert.All(events.Where(e => Mentions(e, id)), e => Assert.Equal(id, Text(e, "ScenarioId")));
             // The scenario runs outside the StartScenario request: its lines do not pretend to belong to it.
             Assert.All(scenarioLines, e => Assert.False(e.TryGetProperty("RequestPath", out _), e.ToString()));
 
@@ -215,6 +244,32 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
                 Assert.Equal(id, Text(e, "ScenarioId"));
                 Assert.True(int.Parse(Text(e, "AgentPid"), CultureInfo.InvariantCulture) > 0, e.ToString());
             });
+        }
+        finally
+        {
+            File.Delete(file);
+        }
+    }
+
+    [Fact]
+    public async Task LogLevels_ComeFromSerilogConfiguration()
+    {
+        var file = Path.Combine(Path.GetTempPath(), "ipcbench-tests", $"log-{Guid.NewGuid():N}.json");
+        try
+        {
+            await using (var daemon = await DaemonProcess.StartAsync($"--IpcBench:JsonLogFile={file}", "--Serilog:MinimumLevel:Override:IpcBench.Scenario=Warning"))
+            {
+                using var log = daemon.LogTo(output);
+                var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3)));
+                new ScenarioExpectations(result, daemon).CompletedWithoutLoss(1).Verify();
+                Assert.True(await daemon.TerminateAsync(TimeSpan.FromSeconds(10)), "the daemon did not stop on SIGTERM");
+            }
+
+            var events = File.ReadAllLines(file).Select(l => JsonDocument.Parse(l).RootElement.Clone()).ToList();
+            static string Source(JsonElement e) => e.TryGetProperty("SourceContext", out var v) ? v.ToString() : string.Empty;
+            // The daemon's other sources still log at Information; the scenario's Information lines are gone.
+            Assert.Contains(events, e => Source(e) == "IpcBench.Daemon.Persistence.StoreWriter");
+            Assert.DoesNotContain(events, e => Source(e) == "IpcBench.Scenario" && !e.TryGetProperty("@l", out _));
         }
         finally
         {
@@ -238,7 +293,6 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
             using var log = daemon.LogTo(output);
             var ready = await ReceiveAsync(socket, TimeSpan.FromSeconds(10));
             Assert.Contains("READY=1", ready.Split('\n'));
-            Assert.Contains($"MAINPID={daemon.Pid}", ready.Split('\n'));
             // Ready means listening: the metrics port answers.
             Assert.Equal(HttpStatusCode.OK, (await Http.GetAsync(daemon.MetricsUrl)).StatusCode);
 
@@ -283,6 +337,15 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
         {
             Assert.True(traces.Contains(expected, StringComparison.Ordinal), $"no '{expected}' in the exported traces");
         }
+
+        // Control calls are ASP.NET Core server spans (the instrumentation's url.path and rpc.* attributes); the agents'
+        // own link is filtered out, its reports would bury the calls.
+        foreach (var expected in (string[])["url.path", "/ipcbench.v1.BenchControl/ListTransports", "rpc.system", "rpc.service", "rpc.method", "rpc.grpc.status_code"])
+        {
+            Assert.True(traces.Contains(expected, StringComparison.Ordinal), $"no '{expected}' in the exported traces");
+        }
+
+        Assert.False(traces.Contains("ipcbench.v1.AgentLink", StringComparison.Ordinal), "the agent link is traced");
 
         foreach (var expected in (string[])["dotnet.gc.collections", "http.server.request.duration", "kestrel.active_connections"])
         {

@@ -90,6 +90,15 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         // uds subscribers are agents: both roles' CPU is in the series (the daemon's publisher spins or blocks, never 0 s).
         Assert.All(record.Series, p => Assert.True(p.DaemonCpuPercent > 0 && p.AgentsCpuPercent >= 0, p.ToString()));
 
+        // And the per-second latency histograms: the .hlog export of the stored scenarios holds what they reported.
+        var hlog = await second.ExportScenariosAsync(new ExportScenariosRequest { Ids = { uds.Id, channels.Id }, Format = ExportFormat.HdrLog });
+        Assert.Equal("text/plain", hlog.ContentType);
+        Assert.Equal(2, hlog.ScenarioCount);
+        using (var stream = new MemoryStream(System.Text.Encoding.UTF8.GetBytes(hlog.Content)))
+        {
+            HdrLogAssertions.HoldsEveryReportedLatency(stream, [uds, channels]);
+        }
+
         // Watching or stopping a stored scenario answers with it, as for a finished live one.
         var watched = new List<Scenario>();
         await foreach (var snapshot in second.WatchScenarioAsync(channels.Id))

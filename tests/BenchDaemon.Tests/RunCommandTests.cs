@@ -22,7 +22,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     }
 
     [Fact]
-    public async Task Run_UdsAndChannels_PrintsATableRowForEach_AndWritesResultsJsonAndCsv()
+    public async Task Run_UdsAndChannels_PrintsATableRowForEach_AndWritesResultsJsonCsvAndHdrLog()
     {
         var results = Path.Combine(_directory, "out");
         var database = Path.Combine(_directory, "state", "scenarios.db");
@@ -41,7 +41,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         // The throughput grid: one column per transport.
         Assert.Matches(new Regex(@"^\| Payload \| uds \| channels \|$", RegexOptions.Multiline), stdout);
 
-        Assert.Equal(["results-series.csv", "results.csv", "results.json"], Directory.GetFiles(results).Select(Path.GetFileName).Order());
+        Assert.Equal(["results-series.csv", "results.csv", "results.hlog", "results.json"], Directory.GetFiles(results).Select(Path.GetFileName).Order());
         var export = JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json")));
         var scenarios = export.Scenarios.Select(r => r.Scenario).ToList();
         Assert.Equal(["channels", "uds"], scenarios.Select(s => s.Spec.Transport).Order());
@@ -73,11 +73,60 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         var series = CsvTable.Parse(File.ReadAllText(Path.Combine(results, "results-series.csv")));
         Assert.Equal(export.Scenarios.Sum(r => r.Series.Count), series.Rows.Count);
 
+        // The latency per second of both (one through an agent, one in-process), as HdrHistogram's log reader reads it.
+        using (var hlog = File.OpenRead(Path.Combine(results, "results.hlog")))
+        {
+            HdrLogAssertions.HoldsEveryReportedLatency(hlog, scenarios);
+        }
+
         // The run also kept its scenarios in the database it was given.
         Assert.True(File.Exists(database), $"no database at {database}");
+
+        // Stderr is a pipe here: plain progress lines, no terminal escapes.
+        var stderr = string.Join('\n', log.Lines(0).Where(l => l.StartsWith("[err] ", StringComparison.Ordinal)));
+        Assert.Contains("[2/2] channels 64 B full 1:1 all-to-all COMPLETED", stderr, StringComparison.Ordinal);
+        Assert.DoesNotContain("\u001b[", log.Text, StringComparison.Ordinal);
     }
 
-    private static async Task<(int ExitCode, string Stdout, OutputLog Log)> RunDaemonAsync(TimeSpan timeout, params string[] arguments)
+    [Fact]
+    public async Task Run_OnATerminal_DrawsALiveProgressDisplayOnStderr_AndStdoutStillHoldsTheMarkdownTables()
+    {
+        // script(1) gives the daemon a pseudo-terminal for stderr; stdout goes to a file, as `run ... > results.md` does.
+        var tables = Path.Combine(_directory, "tables.md");
+        Directory.CreateDirectory(_directory);
+        string[] run =
+        [
+            RepoLayout.DaemonExecutable, "run", "--transports", "channels", "--payloads", "64", "--duration", "1s", "--warmup", "200ms",
+            "--out", Path.Combine(_directory, "out"), $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}",
+            $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}",
+        ];
+        var start = new ProcessStartInfo("script") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var argument in (string[])["-qefc", string.Join(' ', run.Select(ShellQuote)) + " > " + ShellQuote(tables), "/dev/null"])
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        start.Environment["TERM"] = "xterm-256color";
+        start.Environment.Remove("NO_COLOR");
+        var (exitCode, terminal, log) = await RunAsync(start, TimeSpan.FromSeconds(90));
+        output.WriteLine(log.Describe());
+
+        Assert.True(exitCode == 0, $"exit code {exitCode}\n{log.Describe()}");
+        // Redrawn in place (cursor up), not appended: the live display, where plain lines only return the carriage.
+        Assert.Contains("\u001b[1A", terminal, StringComparison.Ordinal);
+        Assert.Matches(new Regex(@"\[1/1\] channels 64 B full 1:1 all-to-all RUNNING \d[\d.]* (K |M )?msg/s"), terminal);
+        Assert.Matches(new Regex(@"\d+% of 1 scenarios, ETA \d+:\d\d:\d\d"), terminal);
+
+        var markdown = await File.ReadAllTextAsync(tables);
+        Assert.Matches(new Regex(@"^\| channels \| 64 B \| 1:1 \| full \| .* \| COMPLETED \|$", RegexOptions.Multiline), markdown);
+        Assert.Matches(new Regex(@"^\| Payload \| channels \|$", RegexOptions.Multiline), markdown);
+        Assert.DoesNotContain("\u001b", markdown, StringComparison.Ordinal);
+        Assert.DoesNotContain("msg/s]", markdown, StringComparison.Ordinal);
+    }
+
+    private static string ShellQuote(string value) => "'" + value.Replace("'", "'\\''", StringComparison.Ordinal) + "'";
+
+    private static Task<(int ExitCode, string Stdout, OutputLog Log)> RunDaemonAsync(TimeSpan timeout, params string[] arguments)
     {
         var start = new ProcessStartInfo(RepoLayout.DaemonExecutable)
         {
@@ -90,6 +139,11 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
             start.ArgumentList.Add(argument);
         }
 
+        return RunAsync(start, timeout);
+    }
+
+    private static async Task<(int ExitCode, string Stdout, OutputLog Log)> RunAsync(ProcessStartInfo start, TimeSpan timeout)
+    {
         var log = new OutputLog();
         using var process = log.Start(start);
         using var deadline = new CancellationTokenSource(timeout);
@@ -100,7 +154,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"BenchDaemon {string.Join(' ', arguments)} did not finish within {timeout.TotalSeconds:0} s.\n{log.Describe()}");
+            throw new TimeoutException($"{start.FileName} {string.Join(' ', start.ArgumentList)} did not finish within {timeout.TotalSeconds:0} s.\n{log.Describe()}");
         }
 
         process.WaitForExit();

@@ -77,6 +77,62 @@ public sealed class ScenarioStoreTests : IDisposable
     }
 
     [Fact]
+    public void LatencyIntervals_RoundTripInOrder_AndGoWithTheirScenarioOnTrim()
+    {
+        var store = NewStore();
+        var intervals = new[] { Interval(0, 1000, 2000), Interval(1, 2000, 3000), Interval(2, 3000, 3000) };
+        store.Write([new StoreWrite("h1", Finished("h1", "uds", T0, ScenarioState.Completed), null), .. intervals.Reverse().Select(i => new StoreWrite("h1", null, null, i))],
+            ProcessIdentity.Current);
+
+        var read = store.LatencyIntervals("h1");
+        Assert.Equal(intervals.Select(i => (i.Index, i.StartMs, i.EndMs)), read.Select(i => (i.Index, i.StartMs, i.EndMs)));
+        Assert.Equal(intervals.Select(i => i.Histogram), read.Select(i => i.Histogram));
+        Assert.Empty(store.LatencyIntervals("nope"));
+
+        Assert.Equal(["h1"], store.Trim(maxScenarios: 0, olderThan: null));
+        Assert.Empty(store.LatencyIntervals("h1"));
+    }
+
+    [Fact]
+    public void ADatabaseOfSchema1_IsUpgraded_AndItsScenariosStillRead_WithoutLatencyIntervals()
+    {
+        // A file as the daemon wrote it before schema 2: the version 1 tables and one finished scenario with its series.
+        Directory.CreateDirectory(Path.GetDirectoryName(DatabasePath)!);
+        var scenario = Finished("old", "uds", T0, ScenarioState.Completed);
+        using (var connection = new SqliteConnection($"Data Source={DatabasePath}"))
+        {
+            connection.Open();
+            Scalar(connection, """
+                CREATE TABLE scenarios (id TEXT PRIMARY KEY, created_at_us INTEGER NOT NULL, transport TEXT NOT NULL, state INTEGER NOT NULL,
+                    finished INTEGER NOT NULL, owner TEXT NOT NULL, updated_at_us INTEGER NOT NULL, scenario BLOB NOT NULL);
+                CREATE TABLE series (scenario_id TEXT NOT NULL, elapsed_ns INTEGER NOT NULL, messages_per_second REAL NOT NULL,
+                    bytes_per_second REAL NOT NULL, latency_kind INTEGER NOT NULL, samples INTEGER NOT NULL, min_ns INTEGER NOT NULL,
+                    p50_ns INTEGER NOT NULL, p90_ns INTEGER NOT NULL, p99_ns INTEGER NOT NULL, p999_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL,
+                    mean_ns INTEGER NOT NULL, daemon_cpu_percent REAL NOT NULL, agents_cpu_percent REAL NOT NULL,
+                    PRIMARY KEY (scenario_id, elapsed_ns)) WITHOUT ROWID;
+                INSERT INTO series VALUES ('old', 1000000000, 1001, 64064, 1, 1001, 100, 1001, 2000, 5000, 7000, 1000000005, 1200, 51, 80.5);
+                PRAGMA user_version = 1;
+                """);
+            using var insert = connection.CreateCommand();
+            insert.CommandText = "INSERT INTO scenarios VALUES ('old', 1, 'uds', 3, 1, 'gone:1', 1, $blob);";
+            insert.Parameters.AddWithValue("$blob", Google.Protobuf.MessageExtensions.ToByteArray(scenario));
+            insert.ExecuteNonQuery();
+        }
+
+        SqliteConnection.ClearAllPools();
+        var store = NewStore();
+
+        Assert.Equal(scenario, store.Get("old"));
+        Assert.Equal([Point(1)], store.Series("old"));
+        Assert.Empty(store.LatencyIntervals("old"));
+
+        // Its .hlog export is a valid log without intervals, not an error.
+        var log = ScenarioExporter.HdrLog([("old", store.LatencyIntervals("old"))]);
+        Assert.StartsWith("#[Histogram log format version", log, StringComparison.Ordinal);
+        Assert.DoesNotContain("Tag=", log, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Query_PagesNewestFirst_AndFiltersByTransportStateAndTime()
     {
         var store = NewStore();
@@ -299,6 +355,13 @@ public sealed class ScenarioStoreTests : IDisposable
         scenario.Stats.Processes.Add(new ProcessStats { Role = "daemon", Index = -1, Pid = 1, CpuSeconds = 0.5, CpuPercent = 25 });
         scenario.Environment = new EnvironmentInfo { LogicalCores = 2, CpuModel = "Test CPU", Kernel = "6.1" };
         return scenario;
+    }
+
+    private static HdrInterval Interval(int index, long startMs, long endMs)
+    {
+        var histogram = IpcBench.Workload.LatencyHistograms.Create();
+        histogram.RecordValueWithCount(1000 + index, 10 + index);
+        return new HdrInterval(index, startMs, endMs, new IpcBench.Workload.HistogramCodec().Encode(histogram));
     }
 
     private static IntervalStats Point(int second) => new()

@@ -1,3 +1,4 @@
+using HdrHistogram;
 using IpcBench.Transports;
 using IpcBench.Workload;
 
@@ -6,7 +7,7 @@ namespace IpcBench.Transports.Tests;
 /// <summary>Drives publishers and subscribers of one transport on threads of the test process.</summary>
 internal static class InProcessLoop
 {
-    public sealed record Outcome(long Sent, ReceiverCounters Received, LatencyHistogram Latency, long BadEchoes);
+    public sealed record Outcome(long Sent, ReceiverCounters Received, LongHistogram Latency, long BadEchoes);
 
     public static Outcome Run(
         ITransport transport,
@@ -58,7 +59,7 @@ internal static class InProcessLoop
             threads.ForEach(t => t.Join());
             Task.WaitAll([.. hosts.Select(h => h.Completion)], cancel.Token);
 
-            var latency = new LatencyHistogram();
+            var latency = LatencyHistograms.Create();
             foreach (var worker in workers)
             {
                 latency.Add(worker.RoundTripLatency);

@@ -129,11 +129,15 @@ public sealed class AgentSession : SubscriberHandle
             }
         }
 
-        if (report.LatencyInterval is { Values.Count: > 0 } histogram)
+        if (!report.LatencyIntervalHdr.IsEmpty)
         {
-            for (int i = 0; i < histogram.Values.Count && i < histogram.Counts.Count; i++)
+            try
             {
-                RecordLatency(histogram.Values[i], histogram.Counts[i]);
+                RecordLatency(HistogramCodec.Decode(report.LatencyIntervalHdr.Span));
+            }
+            catch (FormatException e)
+            {
+                _fail($"{Name} reported a latency histogram that cannot be read: {e.Message}", true);
             }
         }
 

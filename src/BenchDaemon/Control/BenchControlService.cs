@@ -110,7 +110,8 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
         {
             ExportFormat.Unspecified or ExportFormat.Json => ExportFormat.Json,
             ExportFormat.Csv => ExportFormat.Csv,
-            _ => throw new RpcException(StatusCode.InvalidArgument, $"format: unknown value {(int)request.Format}; allowed: EXPORT_FORMAT_JSON, EXPORT_FORMAT_CSV"),
+            ExportFormat.HdrLog => ExportFormat.HdrLog,
+            _ => throw new RpcException(StatusCode.InvalidArgument, $"format: unknown value {(int)request.Format}; allowed: EXPORT_FORMAT_JSON, EXPORT_FORMAT_CSV, EXPORT_FORMAT_HDR_LOG"),
         };
 
         var response = new ExportScenariosResponse { Format = format };
@@ -140,6 +141,11 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
         {
             response.ContentType = ScenarioExporter.JsonContentType;
             response.Content = ScenarioExporter.Json(records, DateTime.UtcNow);
+        }
+        else if (format == ExportFormat.HdrLog)
+        {
+            response.ContentType = ScenarioExporter.HdrLogContentType;
+            response.Content = ScenarioExporter.HdrLog([.. records.Select(r => (r.Scenario.Id, catalog.LatencyIntervals(r.Scenario.Id)))]);
         }
         else
         {

@@ -1,50 +1,50 @@
-using IpcBench.Daemon.Observability;
 using Serilog;
 using Serilog.Events;
+using Serilog.Formatting.Compact;
 
 namespace IpcBench.Daemon.Hosting;
 
+/// <summary>
+/// Serilog to stderr (stdout stays clean for the run command's tables), in two steps: a bootstrap logger before the host
+/// exists, so start-up failures are logged too, then the host's logger (<see cref="ConfigureHost"/>) once configuration
+/// is known. Both start from the same defaults; configuration (Serilog:MinimumLevel, Serilog:WriteTo, ...) comes last.
+/// </summary>
 public static class Logging
 {
     private const string ConsoleTemplate = "[{Timestamp:HH:mm:ss.fff} {Level:u3}] {SourceContext}{ScenarioId:l} {Message:lj}{NewLine}{Exception}";
 
+    /// <summary>IpcBench:JsonLogFile: compact JSON events (CLEF) beside the console, at the same levels.</summary>
+    public const string JsonLogFileKey = $"{DaemonOptions.SectionName}:{nameof(DaemonOptions.JsonLogFile)}";
+
+    // The command's default level (serve: Information, run: Warning), set once before the host is built.
     private static LogEventLevel _minimum = LogEventLevel.Information;
 
-    /// <summary>
-    /// Serilog to stderr (stdout stays clean for the run command's tables). Set up before the host so start-up failures
-    /// are logged too; Serilog.Extensions.Hosting's bootstrap logger is not on the NuGet mirror, so this is the plain form.
-    /// </summary>
+    /// <summary>The bootstrap logger, console only; the host's logger replaces it in place (it is reloadable).</summary>
     public static void Configure(LogEventLevel minimum)
     {
         _minimum = minimum;
-        Log.Logger = Create(jsonFile: null);
+        Log.Logger = Defaults(new LoggerConfiguration()).CreateBootstrapLogger();
     }
 
-    /// <summary>
-    /// Adds a file of compact JSON events (CLEF, one per line; see <see cref="CompactJsonFormatter"/>) beside the console,
-    /// at the same level: IpcBench:JsonLogFile. Called once the configuration is known, before the host takes the logger.
-    /// </summary>
-    public static void AddJsonFile(string path)
+    /// <summary>The host's logger: the defaults, Serilog:* from configuration over them, and the JSON file if configured.</summary>
+    public static void ConfigureHost(LoggerConfiguration logger, IConfiguration configuration)
     {
-        var previous = Log.Logger;
-        Log.Logger = Create(path);
-        (previous as IDisposable)?.Dispose();
-    }
-
-    private static Serilog.ILogger Create(string? jsonFile)
-    {
-        var configuration = new LoggerConfiguration()
-            .MinimumLevel.Is(_minimum)
-            .MinimumLevel.Override("Microsoft", LogEventLevel.Warning)
-            .MinimumLevel.Override("Microsoft.Hosting.Lifetime", _minimum <= LogEventLevel.Information ? LogEventLevel.Information : _minimum)
-            .Enrich.FromLogContext()
-            .WriteTo.Console(outputTemplate: ConsoleTemplate, standardErrorFromLevel: LogEventLevel.Verbose);
-        if (!string.IsNullOrEmpty(jsonFile))
+        ArgumentNullException.ThrowIfNull(logger);
+        ArgumentNullException.ThrowIfNull(configuration);
+        Defaults(logger).ReadFrom.Configuration(configuration);
+        var jsonFile = configuration[JsonLogFileKey];
+        if (!string.IsNullOrWhiteSpace(jsonFile))
         {
-            configuration = configuration.WriteTo.File(new CompactJsonFormatter(), jsonFile,
+            logger.WriteTo.File(new CompactJsonFormatter(), jsonFile,
                 fileSizeLimitBytes: 1L << 30, rollOnFileSizeLimit: true, retainedFileCountLimit: 10);
         }
-
-        return configuration.CreateLogger();
     }
+
+    private static LoggerConfiguration Defaults(LoggerConfiguration logger) => logger
+        .MinimumLevel.Is(_minimum)
+        // ASP.NET Core's per-request chatter stays out; its start and stop lines stay in unless the level hides them.
+        .MinimumLevel.Override("Microsoft", LogEventLevel.Warning)
+        .MinimumLevel.Override("Microsoft.Hosting.Lifetime", _minimum <= LogEventLevel.Information ? LogEventLevel.Information : _minimum)
+        .Enrich.FromLogContext()
+        .WriteTo.Console(outputTemplate: ConsoleTemplate, standardErrorFromLevel: LogEventLevel.Verbose);
 }

@@ -1,8 +1,6 @@
-using System.Net;
-using System.Text;
 using IpcBench.Daemon.Hosting;
-using Microsoft.AspNetCore.Server.Kestrel.Core;
-using Microsoft.Extensions.Options;
+using IpcBench.V1;
+using Microsoft.Extensions.Hosting.Systemd;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
@@ -13,133 +11,86 @@ namespace IpcBench.Daemon.Observability;
 
 /// <summary>
 /// All of the daemon's observability wiring, in the spirit of eShop's ServiceDefaults: logs (Serilog, console and an
-/// optional compact JSON file), the Prometheus endpoint on its own port, OpenTelemetry traces and runtime metrics over
-/// OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, and systemd readiness notification.
+/// optional compact JSON file), the Prometheus registry (served by <see cref="MetricsEndpoint"/>), OpenTelemetry traces
+/// and runtime metrics over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, and systemd readiness notification.
 /// </summary>
 public static class ObservabilityExtensions
 {
-    public const string OtlpEndpointVariable = "OTEL_EXPORTER_OTLP_ENDPOINT";
+    /// <summary>The OpenTelemetry SDK's own setting; configuration sees the environment variable of that name.</summary>
+    public const string OtlpEndpointKey = "OTEL_EXPORTER_OTLP_ENDPOINT";
     public const string ServiceName = "ipcbench-daemon";
 
-    private static readonly UTF8Encoding Utf8 = new(encoderShouldEmitUTF8Identifier: false);
+    /// <summary>
+    /// The ASP.NET Core instrumentation's switch for gRPC server spans (named "ipcbench.v1.BenchControl/StartScenario",
+    /// with rpc.* attributes and the gRPC status) instead of plain HTTP POST spans. Still experimental there, so it is a
+    /// default here that configuration (or the environment) may turn off.
+    /// </summary>
+    public const string GrpcSpansKey = "OTEL_DOTNET_EXPERIMENTAL_ASPNETCORE_ENABLE_GRPC_INSTRUMENTATION";
 
-    /// <summary>The built-in meters of .NET and ASP.NET Core exported over OTLP (no instrumentation packages needed).</summary>
-    public static readonly string[] RuntimeMeters = ["System.Runtime", "Microsoft.AspNetCore.Hosting", "Microsoft.AspNetCore.Server.Kestrel"];
+    /// <summary>Set by systemd for Type=notify units: where READY=1 and STOPPING=1 go.</summary>
+    public const string NotifySocketKey = "NOTIFY_SOCKET";
+
+    // The agents' frequent progress reports are not control-plane calls: they would bury the calls worth tracing.
+    private static readonly string AgentLinkPath = "/" + AgentReflection.Descriptor.Services.Single(s => s.Name == "AgentLink").FullName;
 
     public static WebApplicationBuilder AddIpcBenchObservability(this WebApplicationBuilder builder)
     {
         ArgumentNullException.ThrowIfNull(builder);
-        var jsonLog = builder.Configuration[$"{DaemonOptions.SectionName}:{nameof(DaemonOptions.JsonLogFile)}"];
-        if (!string.IsNullOrWhiteSpace(jsonLog))
-        {
-            Logging.AddJsonFile(jsonLog);
-        }
-
-        builder.Logging.ClearProviders();
-        builder.Logging.AddSerilog(Log.Logger, dispose: false);
-
-        // The SDK's own environment handling (OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_SERVICE_NAME, OTEL_BSP_*, ...) applies;
-        // only the endpoint variable decides whether anything is exported at all.
-        if (!string.IsNullOrWhiteSpace(Environment.GetEnvironmentVariable(OtlpEndpointVariable)))
-        {
-            builder.Services.AddSingleton(_ => Sdk.CreateTracerProviderBuilder()
-                .SetResourceBuilder(Resource())
-                .AddSource(Telemetry.SourceName)
-                .AddOtlpExporter()
-                .Build());
-            builder.Services.AddSingleton(_ => Sdk.CreateMeterProviderBuilder()
-                .SetResourceBuilder(Resource())
-                .AddMeter(RuntimeMeters)
-                .AddOtlpExporter()
-                .Build());
-            // First, so the providers exist before anything else starts; the container disposes (and so flushes) them
-            // when the host is disposed, after every scenario has ended.
-            builder.Services.Insert(0, ServiceDescriptor.Singleton<IHostedService, OpenTelemetryStarter>());
-        }
-
+        // The bootstrap logger (Logging.Configure) becomes this one once configuration is known.
+        builder.Services.AddSerilog((_, logger) => Logging.ConfigureHost(logger, builder.Configuration));
         builder.Services.AddSingleton<DaemonMetrics>();
-        builder.Services.AddHostedService<SystemdNotifier>();
+        AddOpenTelemetry(builder);
+        AddSystemd(builder);
         return builder;
     }
 
-    /// <summary>The metrics port: plain HTTP/1.1 (what Prometheus speaks), separate from the h2c control port.</summary>
-    public static void ListenMetrics(this KestrelServerOptions kestrel, string metricsAddress, string? controlAddress)
+    /// <summary>
+    /// OTLP export only when an endpoint is configured: without one no listener is attached, and activities and meters
+    /// cost nothing. The SDK reads its other settings (OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_BSP_*, ...) from configuration.
+    /// </summary>
+    private static void AddOpenTelemetry(WebApplicationBuilder builder)
     {
-        ArgumentNullException.ThrowIfNull(kestrel);
-        var (host, port) = ParseAddress(metricsAddress);
-        if (!string.IsNullOrWhiteSpace(controlAddress) && !controlAddress.StartsWith("unix:", StringComparison.OrdinalIgnoreCase)
-            && TryParseAddress(controlAddress, out _, out var controlPort) && controlPort == port)
+        if (string.IsNullOrWhiteSpace(builder.Configuration[OtlpEndpointKey]))
         {
-            throw new ArgumentException($"IpcBench:MetricsAddress '{metricsAddress}' uses the control port {port}; give metrics a port of their own (default 9464).");
+            return;
         }
 
-        static void Http1(Microsoft.AspNetCore.Server.Kestrel.Core.ListenOptions listen) => listen.Protocols = HttpProtocols.Http1;
-        if (host is null)
+        builder.Configuration[GrpcSpansKey] ??= "true";
+        builder.Services.AddOpenTelemetry()
+            .ConfigureResource(ConfigureResource)
+            .WithTracing(tracing => tracing
+                .AddAspNetCoreInstrumentation(aspNetCore => aspNetCore.Filter = context =>
+                    context.Request.Path != MetricsEndpoint.Path && !context.Request.Path.StartsWithSegments(AgentLinkPath, StringComparison.Ordinal))
+                .AddSource(Telemetry.SourceName))
+            .WithMetrics(metrics => metrics
+                .AddRuntimeInstrumentation()
+                // Microsoft.AspNetCore.Hosting, .Server.Kestrel, .Routing, ...: request durations and connections.
+                .AddAspNetCoreInstrumentation())
+            .UseOtlpExporter();
+    }
+
+    /// <summary>
+    /// READY=1 once the host has started (Kestrel listening, so the control and metrics ports accept connections) and
+    /// STOPPING=1 when shutdown begins, by the package's SystemdLifetime. Its AddSystemd only recognises a service by
+    /// its parent process being systemd (or by being PID 1); NOTIFY_SOCKET alone is what a Type=notify supervisor must
+    /// set, and what later runtimes also accept, so it switches the same lifetime on.
+    /// </summary>
+    private static void AddSystemd(WebApplicationBuilder builder)
+    {
+        builder.Services.AddSystemd();
+        if (!SystemdHelpers.IsSystemdService() && !string.IsNullOrEmpty(builder.Configuration[NotifySocketKey]))
         {
-            kestrel.ListenLocalhost(port, Http1);
-        }
-        else
-        {
-            kestrel.Listen(host, port, Http1);
+            builder.Services.AddSingleton<ISystemdNotifier, SystemdNotifier>();
+            builder.Services.AddSingleton<IHostLifetime, SystemdLifetime>();
         }
     }
 
-    /// <summary>GET /metrics on the metrics port (404 for anything else there); requests on other ports pass through.</summary>
-    public static WebApplication UseIpcBenchMetrics(this WebApplication app)
+    /// <summary>The resource every span and metric carries: the service, this build and machine.</summary>
+    internal static void ConfigureResource(ResourceBuilder resource)
     {
-        ArgumentNullException.ThrowIfNull(app);
-        var address = app.Services.GetRequiredService<IOptions<DaemonOptions>>().Value.MetricsAddress;
-        if (string.IsNullOrWhiteSpace(address) || !TryParseAddress(address, out _, out var port))
-        {
-            return app;
-        }
-
-        var metrics = app.Services.GetRequiredService<DaemonMetrics>();
-        app.Use(async (context, next) =>
-        {
-            // Unix socket connections (the agent link) have no local IP address.
-            if (context.Connection.LocalIpAddress is null || context.Connection.LocalPort != port)
-            {
-                await next(context).ConfigureAwait(false);
-                return;
-            }
-
-            var request = context.Request;
-            if (request.Path != "/metrics")
-            {
-                context.Response.StatusCode = StatusCodes.Status404NotFound;
-                context.Response.ContentType = "text/plain; charset=utf-8";
-                await context.Response.WriteAsync("IpcBench serves Prometheus metrics at /metrics on this port.\n", context.RequestAborted).ConfigureAwait(false);
-                return;
-            }
-
-            if (!HttpMethods.IsGet(request.Method) && !HttpMethods.IsHead(request.Method))
-            {
-                context.Response.StatusCode = StatusCodes.Status405MethodNotAllowed;
-                context.Response.Headers.Allow = "GET, HEAD";
-                return;
-            }
-
-            context.Response.ContentType = PrometheusExposition.ContentType;
-            context.Response.Headers.CacheControl = "no-store";
-            if (HttpMethods.IsHead(request.Method))
-            {
-                return;
-            }
-
-            // Streamed (chunked): no one large string or array per scrape.
-            var exposition = metrics.Collect();
-            await using var writer = new StreamWriter(context.Response.Body, Utf8, bufferSize: 16 * 1024, leaveOpen: true);
-            await exposition.WriteToAsync(writer, context.RequestAborted).ConfigureAwait(false);
-            await writer.FlushAsync(context.RequestAborted).ConfigureAwait(false);
-        });
-        return app;
-    }
-
-    private static ResourceBuilder Resource()
-    {
+        ArgumentNullException.ThrowIfNull(resource);
         var build = BuildInfo.Current;
-        return ResourceBuilder.CreateEmpty()
+        resource.Clear()
             .AddService(ServiceName, serviceVersion: build.Version, serviceInstanceId: $"{Environment.MachineName}/{Environment.ProcessId}")
             .AddTelemetrySdk()
             .AddAttributes(
@@ -153,45 +104,5 @@ public static class ObservabilityExtensions
             ])
             // Last, so OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the defaults above.
             .AddEnvironmentVariableDetector();
-    }
-
-    /// <summary>host:port, http://host:port, localhost:port, [::]:port; host null means localhost (both loopbacks).</summary>
-    internal static (IPAddress? Host, int Port) ParseAddress(string address) =>
-        TryParseAddress(address, out var host, out var port)
-            ? (host, port)
-            : throw new ArgumentException($"IpcBench:MetricsAddress '{address}' is not host:port with an IP address or localhost and a port 1..65535 (e.g. 127.0.0.1:9464, 0.0.0.0:9464).");
-
-    private static bool TryParseAddress(string address, out IPAddress? host, out int port)
-    {
-        host = null;
-        port = 0;
-        var withScheme = address.Contains("://", StringComparison.Ordinal) ? address : "http://" + address;
-        if (!Uri.TryCreate(withScheme, UriKind.Absolute, out var uri) || uri.Scheme != Uri.UriSchemeHttp
-            || (uri.IsDefaultPort && !address.TrimEnd('/').EndsWith(":80", StringComparison.Ordinal))
-            || uri.Port is < 1 or > 65535 || uri.AbsolutePath != "/")
-        {
-            return false;
-        }
-
-        port = uri.Port;
-        if (string.Equals(uri.DnsSafeHost, "localhost", StringComparison.OrdinalIgnoreCase))
-        {
-            return true;
-        }
-
-        return IPAddress.TryParse(uri.DnsSafeHost, out host);
-    }
-
-    /// <summary>Resolves the OpenTelemetry providers when the host starts, so they listen from the first call on.</summary>
-    private sealed class OpenTelemetryStarter(TracerProvider tracing, MeterProvider metrics) : IHostedService
-    {
-        public Task StartAsync(CancellationToken cancellationToken)
-        {
-            _ = tracing;
-            _ = metrics;
-            return Task.CompletedTask;
-        }
-
-        public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;
     }
 }

@@ -62,6 +62,9 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
         return record;
     }
 
+    /// <summary>A scenario's per-second latency histograms, as the .hlog export carries them; none without a database.</summary>
+    public IReadOnlyList<HdrInterval> LatencyIntervals(string id) => Read(store => store.LatencyIntervals(id)) ?? [];
+
     /// <summary>A read of the database; null without one. A database that fails to answer is UNAVAILABLE, not a crash.</summary>
     private T? Read<T>(Func<ScenarioStore, T> read)
         where T : class?

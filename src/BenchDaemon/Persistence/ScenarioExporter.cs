@@ -4,17 +4,19 @@ using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.V1;
+using IpcBench.Workload;
 
 namespace IpcBench.Daemon.Persistence;
 
 /// <summary>
-/// The documents ExportScenarios answers with and `run --out` writes (results.json, results.csv, results-series.csv):
-/// one code path, so a file from either is read the same way.
+/// The documents ExportScenarios answers with and `run --out` writes (results.json, results.csv, results-series.csv,
+/// results.hlog): one code path, so a file from either is read the same way.
 /// </summary>
 public static class ScenarioExporter
 {
     public const string JsonContentType = "application/json";
     public const string CsvContentType = "text/csv";
+    public const string HdrLogContentType = "text/plain";
 
     // Proto field names (as grpcurl prints them) and zeros included: a spreadsheet or jq script should not have to
     // know that an absent messages_lost means 0.
@@ -27,6 +29,39 @@ public static class ScenarioExporter
         var export = new ScenarioExport { ExportedAt = Timestamp.FromDateTime(exportedAt.ToUniversalTime()) };
         export.Scenarios.AddRange(records);
         return Formatter.Format(export) + "\n";
+    }
+
+    /// <summary>
+    /// One HdrHistogram log for all <paramref name="scenarios"/>, each interval tagged with its scenario's id: one file
+    /// per export, as for JSON and CSV, which HdrHistogram's tools split by tag. HistogramLogWriter writes the lines
+    /// (absolute start timestamps, interval lengths, maxima in ms, compressed histograms in base64).
+    /// </summary>
+    public static string HdrLog(IReadOnlyList<(string ScenarioId, IReadOnlyList<HdrInterval> Intervals)> scenarios)
+    {
+        var histograms = new List<HdrHistogram.HistogramBase>();
+        foreach (var (scenarioId, intervals) in scenarios)
+        {
+            foreach (var interval in intervals)
+            {
+                var histogram = HistogramCodec.Decode(interval.Histogram);
+                histogram.Tag = scenarioId;
+                histogram.StartTimeStamp = interval.StartMs;
+                histogram.EndTimeStamp = interval.EndMs;
+                histograms.Add(histogram);
+            }
+        }
+
+        long startMs = histograms.Count > 0 ? histograms.Min(h => h.StartTimeStamp) : 0;
+        using var stream = new MemoryStream();
+        using (var writer = new HdrHistogram.HistogramLogWriter(stream))
+        {
+            writer.Write(DateTimeOffset.FromUnixTimeMilliseconds(startMs).UtcDateTime, [.. histograms]);
+        }
+
+        // The writer's own text encoding (with its byte order mark) read back: the string is what files get, as UTF-8.
+        stream.Position = 0;
+        using var reader = new StreamReader(stream, detectEncodingFromByteOrderMarks: true);
+        return reader.ReadToEnd();
     }
 
     public static ScenarioExport ParseJson(string json) => JsonParser.Default.Parse<ScenarioExport>(json);

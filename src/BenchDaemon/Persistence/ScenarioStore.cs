@@ -15,19 +15,12 @@ namespace IpcBench.Daemon.Persistence;
 public sealed class ScenarioStore
 {
     /// <summary>PRAGMA user_version this code writes; older files are migrated step by step in <see cref="Migrate"/>.</summary>
-    public const int SchemaVersion = 1;
+    public const int SchemaVersion = 2;
 
-    private static int _initialized;
     private readonly string _connectionString;
 
     public ScenarioStore(string path, TimeSpan? busyTimeout = null)
     {
-        if (Interlocked.Exchange(ref _initialized, 1) == 0)
-        {
-            // The bundle's native e_sqlite3 (runtimes/<rid>/native beside the daemon), registered once per process.
-            SQLitePCL.Batteries_V2.Init();
-        }
-
         Path = path;
         BusyTimeout = busyTimeout ?? TimeSpan.FromSeconds(5);
         _connectionString = new SqliteConnectionStringBuilder
@@ -108,6 +101,21 @@ public sealed class ScenarioStore
                 """, transaction);
         }
 
+        if (version < 2)
+        {
+            // Version 2: the per-second HdrHistograms behind the .hlog export. Scenarios stored before it have none.
+            Execute(connection, """
+                CREATE TABLE latency_intervals (
+                    scenario_id TEXT NOT NULL,
+                    interval_index INTEGER NOT NULL,
+                    start_ms INTEGER NOT NULL,
+                    end_ms INTEGER NOT NULL,
+                    histogram BLOB NOT NULL,
+                    PRIMARY KEY (scenario_id, interval_index)
+                ) WITHOUT ROWID;
+                """, transaction);
+        }
+
         Execute(connection, $"PRAGMA user_version = {SchemaVersion};", transaction);
         transaction.Commit();
     }
@@ -146,9 +154,29 @@ public sealed class ScenarioStore
                 : name == "$id" ? SqliteType.Text : SqliteType.Integer))
             .ToArray();
 
+        using var latencyInterval = connection.CreateCommand();
+        latencyInterval.Transaction = transaction;
+        latencyInterval.CommandText = """
+            INSERT OR REPLACE INTO latency_intervals (scenario_id, interval_index, start_ms, end_ms, histogram) VALUES ($id, $index, $start, $end, $histogram);
+            """;
+        var latencyParameters = new[] { ("$id", SqliteType.Text), ("$index", SqliteType.Integer), ("$start", SqliteType.Integer), ("$end", SqliteType.Integer), ("$histogram", SqliteType.Blob) }
+            .Select(p => latencyInterval.Parameters.Add(p.Item1, p.Item2))
+            .ToArray();
+
         long now = ToMicros(DateTime.UtcNow);
         foreach (var write in writes)
         {
+            if (write.Latency is { } hdr)
+            {
+                object[] values = [write.ScenarioId, hdr.Index, hdr.StartMs, hdr.EndMs, hdr.Histogram];
+                for (int i = 0; i < values.Length; i++)
+                {
+                    latencyParameters[i].Value = values[i];
+                }
+
+                latencyInterval.ExecuteNonQuery();
+            }
+
             if (write.Scenario is { } scenario)
             {
                 id.Value = scenario.Id;
@@ -285,6 +313,23 @@ public sealed class ScenarioStore
         return series;
     }
 
+    /// <summary>A scenario's per-second latency histograms (HdrHistogram compressed), oldest first; none for scenarios stored before schema 2.</summary>
+    public IReadOnlyList<HdrInterval> LatencyIntervals(string id)
+    {
+        using var connection = Open();
+        using var command = connection.CreateCommand();
+        command.CommandText = "SELECT interval_index, start_ms, end_ms, histogram FROM latency_intervals WHERE scenario_id = $id ORDER BY interval_index;";
+        command.Parameters.AddWithValue("$id", id);
+        var intervals = new List<HdrInterval>();
+        using var reader = command.ExecuteReader();
+        while (reader.Read())
+        {
+            intervals.Add(new HdrInterval(reader.GetInt32(0), reader.GetInt64(1), reader.GetInt64(2), (byte[])reader[3]));
+        }
+
+        return intervals;
+    }
+
     /// <summary>
     /// Scenarios left unfinished by an owner that is gone (a daemon that was killed or lost power): FAILED, "daemon
     /// restarted", ended now. Rows of a live owner (a daemon or `run` sharing this file) are left alone.
@@ -364,7 +409,7 @@ public sealed class ScenarioStore
 
         using var delete = connection.CreateCommand();
         delete.Transaction = transaction;
-        delete.CommandText = "DELETE FROM series WHERE scenario_id = $id; DELETE FROM scenarios WHERE id = $id;";
+        delete.CommandText = "DELETE FROM series WHERE scenario_id = $id; DELETE FROM latency_intervals WHERE scenario_id = $id; DELETE FROM scenarios WHERE id = $id;";
         var id = delete.Parameters.Add("$id", SqliteType.Text);
         foreach (var doomedId in doomed)
         {
@@ -425,8 +470,14 @@ public sealed class ScenarioStore
     }
 }
 
-/// <summary>One queued write: a scenario's snapshot, a point of its series, or both.</summary>
-public sealed record StoreWrite(string ScenarioId, Scenario? Scenario, IntervalStats? Point);
+/// <summary>One queued write: a scenario's snapshot, a point of its series, or both; or a latency interval.</summary>
+public sealed record StoreWrite(string ScenarioId, Scenario? Scenario, IntervalStats? Point, HdrInterval? Latency = null);
+
+/// <summary>
+/// One interval's latency histogram in HdrHistogram's compressed encoding, with its wall-clock bounds (ms since the
+/// epoch); <paramref name="Index"/> orders them (a run's last interval can start in the same millisecond as it ends).
+/// </summary>
+public sealed record HdrInterval(int Index, long StartMs, long EndMs, byte[] Histogram);
 
 /// <summary>The ListScenarios/ExportScenarios filters, validated; null means "any".</summary>
 public sealed record ScenarioFilter(string? Transport, ScenarioState? State, DateTime? CreatedAfter, DateTime? CreatedBefore)

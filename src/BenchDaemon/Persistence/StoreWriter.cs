@@ -108,6 +108,8 @@ public sealed class StoreWriter : IHostedService, IScenarioRecorder, IDisposable
 
     public void Interval(ScenarioRun run, IntervalStats interval) => Enqueue(run.Id, () => new StoreWrite(run.Id, run.Snapshot(), interval));
 
+    public void LatencyInterval(ScenarioRun run, HdrInterval interval) => Enqueue(run.Id, () => new StoreWrite(run.Id, null, null, interval));
+
     internal void Enqueue(StoreWrite write) => Enqueue(write.ScenarioId, () => write);
 
     private void Enqueue(string scenarioId, Func<StoreWrite> write)
@@ -275,6 +277,9 @@ public interface IScenarioRecorder
     void Changed(ScenarioRun run);
 
     void Interval(ScenarioRun run, IntervalStats interval);
+
+    /// <summary>An interval's latency histogram, for the .hlog export; the last one of a run may be shorter than a tick.</summary>
+    void LatencyInterval(ScenarioRun run, HdrInterval interval);
 
     string? ErrorFor(string scenarioId);
 }

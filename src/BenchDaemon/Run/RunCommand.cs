@@ -15,7 +15,8 @@ namespace IpcBench.Daemon.Run;
 
 /// <summary>
 /// `BenchDaemon run`: the benchmark matrix through the same engine the daemon runs (agents and all), printed as
-/// Markdown tables, with results.json, results.csv and results-series.csv written as ExportScenarios writes them. The
+/// Markdown tables, with results.json, results.csv, results-series.csv and results.hlog (every scenario's latency per
+/// second, an HdrHistogram log tagged by scenario id) written as ExportScenarios writes them. The
 /// scenarios also go to the scenario database, so a serving daemon on the same IpcBench:DatabasePath can list and
 /// compare them. No control port is opened, so it runs beside a serving daemon.
 /// </summary>
@@ -34,7 +35,7 @@ public static class RunCommand
         var mode = new Option<string>("--mode") { Description = "stream or round-trip", DefaultValueFactory = _ => "stream" };
         var wait = new Option<string?>("--wait") { Description = "spin, yield or block (default: each transport's default)" };
         var rate = new Option<double>("--rate") { Description = "Messages per second per publisher; 0 = as fast as possible", DefaultValueFactory = _ => 0 };
-        var output = new Option<string?>("--out") { Description = "Directory for results.json, results.csv and results-series.csv (default: results/<timestamp>)" };
+        var output = new Option<string?>("--out") { Description = "Directory for results.json, results.csv, results-series.csv and results.hlog (default: results/<timestamp>)" };
         var command = new Command("run", "Run a benchmark matrix once and print the results (about a minute with no options)")
         {
             transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, output,
@@ -105,9 +106,6 @@ public static class RunCommand
     private static async Task<int> RunMatrixAsync(IServiceProvider services, RunSettings settings, CancellationToken cancellationToken)
     {
         var registry = services.GetRequiredService<TransportRegistry>();
-        var manager = services.GetRequiredService<ScenarioManager>();
-        var store = services.GetRequiredService<StoreWriter>();
-        var catalog = services.GetRequiredService<ScenarioCatalog>();
         var transports = SelectTransports(registry, settings.Transports, services.GetRequiredService<Agents.AgentLauncher>());
         if (transports.Count == 0)
         {
@@ -124,6 +122,25 @@ public static class RunCommand
         Console.Error.WriteLine($"Running {specs.Count} scenarios of {settings.Duration.TotalSeconds:0.###} s (+{settings.Warmup.TotalSeconds:0.###} s warmup); results in {settings.OutputDirectory}");
 
         var results = new List<Scenario>();
+        int exit = await MatrixProgress.RunAsync(
+            ProgressDisplay.LiveConsole(Console.IsErrorRedirected, Console.Error, ProcessEnvironment()), specs.Count, settings.Warmup + settings.Duration,
+            progress => RunScenariosAsync(services, specs, settings.OutputDirectory, results, progress, cancellationToken)).ConfigureAwait(false);
+        if (exit != 0)
+        {
+            return exit;
+        }
+
+        Console.Out.Write(ResultTables.Render(results));
+        return results.Any(r => r.State == ScenarioState.Failed) ? 1 : 0;
+    }
+
+    /// <summary>Runs the scenarios one after another into <paramref name="results"/>; 2 when one cannot start, else 0.</summary>
+    private static async Task<int> RunScenariosAsync(
+        IServiceProvider services, List<ScenarioSpec> specs, string outputDirectory, List<Scenario> results, IMatrixProgress progress, CancellationToken cancellationToken)
+    {
+        var manager = services.GetRequiredService<ScenarioManager>();
+        var store = services.GetRequiredService<StoreWriter>();
+        var catalog = services.GetRequiredService<ScenarioCatalog>();
         var records = new List<ScenarioRecord>();
         for (int i = 0; i < specs.Count && !cancellationToken.IsCancellationRequested; i++)
         {
@@ -147,7 +164,7 @@ public static class RunCommand
                     await run.Completion.ConfigureAwait(false);
                 }
 
-                Progress(i + 1, specs.Count, run.Snapshot());
+                progress.Update(i + 1, run.Snapshot());
             }
 
             // The series comes from the database, as ExportScenarios reads it: wait until this scenario's points are in.
@@ -156,27 +173,23 @@ public static class RunCommand
             results.Add(scenario);
             records.Add(catalog.Record(scenario));
             // Rewritten after every scenario: an interrupted matrix still leaves the results of those that ran.
-            await WriteResultsAsync(settings.OutputDirectory, records).ConfigureAwait(false);
+            await WriteResultsAsync(outputDirectory, records, catalog).ConfigureAwait(false);
         }
 
-        Console.Error.WriteLine();
-        Console.Out.Write(ResultTables.Render(results));
-        return results.Any(r => r.State == ScenarioState.Failed) ? 1 : 0;
+        return 0;
     }
 
-    private static async Task WriteResultsAsync(string directory, IReadOnlyList<ScenarioRecord> records)
+    private static Dictionary<string, string> ProcessEnvironment() =>
+        Environment.GetEnvironmentVariables().Cast<System.Collections.DictionaryEntry>()
+            .ToDictionary(e => (string)e.Key, e => e.Value as string ?? string.Empty, StringComparer.Ordinal);
+
+    private static async Task WriteResultsAsync(string directory, IReadOnlyList<ScenarioRecord> records, ScenarioCatalog catalog)
     {
+        var hdrLog = ScenarioExporter.HdrLog([.. records.Select(r => (r.Scenario.Id, catalog.LatencyIntervals(r.Scenario.Id)))]);
+        await File.WriteAllTextAsync(Path.Combine(directory, "results.hlog"), hdrLog).ConfigureAwait(false);
         await File.WriteAllTextAsync(Path.Combine(directory, "results.json"), ScenarioExporter.Json(records, DateTime.UtcNow)).ConfigureAwait(false);
         await File.WriteAllTextAsync(Path.Combine(directory, "results.csv"), ScenarioExporter.SummaryCsv(records)).ConfigureAwait(false);
         await File.WriteAllTextAsync(Path.Combine(directory, "results-series.csv"), ScenarioExporter.SeriesCsv(records)).ConfigureAwait(false);
-    }
-
-    private static void Progress(int index, int total, Scenario scenario)
-    {
-        var rate = scenario.LastInterval?.MessagesPerSecond ?? 0;
-        var line = $"[{index}/{total}] {scenario.Spec.Transport} {ResultTables.Bytes(scenario.Spec.PayloadBytes)} {AccessName(scenario.Spec.PayloadAccess)} " +
-                   $"{scenario.Spec.Publishers}:{scenario.Spec.Subscribers} {StateName(scenario.State)} {ResultTables.Count(rate)} msg/s";
-        Console.Error.Write($"\r{line,-100}");
     }
 
     private static List<ITransport> SelectTransports(TransportRegistry registry, IReadOnlyList<string> requested, Agents.AgentLauncher launcher)
@@ -278,8 +291,6 @@ public static class RunCommand
     };
 
     public static string AccessName(PayloadAccess access) => access == PayloadAccess.HeaderOnly ? "header-only" : "full";
-
-    private static string StateName(ScenarioState state) => state.ToString().ToUpperInvariant();
 
     private sealed record RunSettings(
         IReadOnlyList<string> Transports,

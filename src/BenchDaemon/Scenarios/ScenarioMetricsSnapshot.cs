@@ -1,3 +1,4 @@
+using HdrHistogram;
 using IpcBench.Daemon.Control;
 using IpcBench.V1;
 using IpcBench.Workload;
@@ -39,11 +40,29 @@ public sealed record LatencyBuckets(long[] Cumulative, long Count, double SumSec
 
     public static LatencyBuckets Empty { get; } = new(new long[UpperBoundsNs.Length], 0, 0);
 
-    public static LatencyBuckets From(LatencyHistogram histogram)
+    /// <summary>A recorded value counts at the lowest value of its HdrHistogram bucket (so within its 3 significant digits).</summary>
+    public static LatencyBuckets From(HistogramBase histogram)
     {
         var cumulative = new long[UpperBoundsNs.Length];
-        histogram.CumulativeCountsAt(UpperBoundsNs, cumulative);
-        return new LatencyBuckets(cumulative, histogram.TotalCount, histogram.Sum / 1e9);
+        long running = 0;
+        int bound = 0;
+        foreach (var recorded in histogram.RecordedValues())
+        {
+            long value = histogram.LowestEquivalentValue(recorded.ValueIteratedTo);
+            while (bound < cumulative.Length && value > UpperBoundsNs[bound])
+            {
+                cumulative[bound++] = running;
+            }
+
+            running += recorded.CountAtValueIteratedTo;
+        }
+
+        while (bound < cumulative.Length)
+        {
+            cumulative[bound++] = running;
+        }
+
+        return new LatencyBuckets(cumulative, histogram.TotalCount, LatencyHistograms.Sum(histogram) / 1e9);
     }
 
     private static long[] BuildBounds()

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Google.Protobuf.WellKnownTypes;
+using HdrHistogram;
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
@@ -33,12 +34,15 @@ public sealed class ScenarioRun
     private readonly List<(int Priority, string Message)> _failures = [];
     private readonly List<IPublisherEndpoint> _endpoints = [];
     private readonly List<PublisherWorker> _publishers = [];
-    private readonly List<HistogramIntervalReader> _roundTripReaders = [];
+    private readonly List<IntervalHistogramReader> _roundTripReaders = [];
     private readonly List<Thread> _publisherThreads = [];
     private readonly List<SubscriberHandle> _subscribers = [];
     private readonly MeasurementWindow _window = new();
-    private readonly LatencyHistogram _totalLatency = new();
-    private readonly LatencyHistogram _latencyInterval = new();
+    private readonly LongHistogram _totalLatency = LatencyHistograms.Create();
+    private readonly LongHistogram _latencyInterval = LatencyHistograms.Create();
+    private readonly HistogramCodec _latencyCodec = new();
+    private int _latencyIntervalIndex;
+    private long _latencyIntervalStartMs;
     private ScenarioState _state = ScenarioState.Pending;
     private string _error = string.Empty;
     private Timestamp? _startedAt;
@@ -318,6 +322,8 @@ public sealed class ScenarioRun
             _startedAt = Timestamp.FromDateTime(DateTime.UtcNow);
         }
 
+        _latencyIntervalStartMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+
         if (warmupNs == 0)
         {
             _daemonAtStart = ProcessMetrics.Take();
@@ -331,7 +337,7 @@ public sealed class ScenarioRun
                 var worker = new PublisherWorker(_endpoints[p], new PublisherPlan(p, Spec.PayloadBytes, Spec.FullPayload, Spec.RatePerPublisher,
                     Spec.RoundTrip, Spec.SubscribersPerPublisher, Spec.WaitMode), _window);
                 _publishers.Add(worker);
-                _roundTripReaders.Add(new HistogramIntervalReader(worker.RoundTripLatency));
+                _roundTripReaders.Add(new IntervalHistogramReader(worker.RoundTripLatency));
                 var thread = new Thread(() => RunPublisher(worker)) { IsBackground = true, Name = $"pub{p}" };
                 _publisherThreads.Add(thread);
             }
@@ -440,10 +446,17 @@ public sealed class ScenarioRun
         }
 
         await finishing.ConfigureAwait(false);
+        var tail = TakeLatencyInterval();
         lock (_gate)
         {
-            // The subscribers' last reports: into the totals, not into a misleading sub-second interval.
-            _totalLatency.Add(TakeLatencyInterval());
+            // The subscribers' last reports: into the totals, not into a misleading sub-second series point.
+            _totalLatency.Add(tail);
+        }
+
+        if (tail.TotalCount > 0)
+        {
+            // The .hlog keeps it as the short interval it is: the log holds every value the result counts.
+            RecordLatencyInterval(tail);
         }
     }
 
@@ -572,7 +585,7 @@ public sealed class ScenarioRun
     }
 
     /// <summary>Latency recorded since the previous call, in a histogram reused from tick to tick (one thread calls this).</summary>
-    private LatencyHistogram TakeLatencyInterval()
+    private LongHistogram TakeLatencyInterval()
     {
         var interval = _latencyInterval;
         interval.Reset();
@@ -591,6 +604,7 @@ public sealed class ScenarioRun
     private void UpdateInterval(long nowNs)
     {
         var latency = TakeLatencyInterval();
+        RecordLatencyInterval(latency);
         double rate = _subscribers.Sum(s => s.ReceiveRate);
         var daemon = ProcessMetrics.Take();
         double agentsCpu = AgentsCpuSeconds();
@@ -615,6 +629,14 @@ public sealed class ScenarioRun
 
         // The series the database keeps: one point per tick, queued (never awaited) on this tick thread.
         _recorder.Interval(this, interval);
+    }
+
+    /// <summary>Queues the interval's histogram, encoded as HdrHistogram logs carry it, with its wall-clock bounds.</summary>
+    private void RecordLatencyInterval(LongHistogram interval)
+    {
+        long endMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        _recorder.LatencyInterval(this, new HdrInterval(_latencyIntervalIndex++, _latencyIntervalStartMs, endMs, _latencyCodec.Encode(interval)));
+        _latencyIntervalStartMs = endMs;
     }
 
     /// <summary>CPU seconds of every agent since it started, as last reported; 0 in-process.</summary>

@@ -1,4 +1,5 @@
 using Google.Protobuf.WellKnownTypes;
+using HdrHistogram;
 using IpcBench.V1;
 using IpcBench.Workload;
 
@@ -6,17 +7,18 @@ namespace IpcBench.Daemon.Scenarios;
 
 public static class StatsFormatting
 {
-    public static LatencyStats ToLatency(LatencyHistogram histogram, bool roundTrip) => new()
+    /// <summary>Every latency figure of a result, straight from HdrHistogram (values within its 3 significant digits).</summary>
+    public static LatencyStats ToLatency(HistogramBase histogram, bool roundTrip) => new()
     {
         Kind = roundTrip ? LatencyKind.RoundTrip : LatencyKind.OneWay,
         Samples = (ulong)histogram.TotalCount,
-        Min = Nanoseconds(histogram.Min),
-        P50 = Nanoseconds(histogram.ValueAtPercentile(50)),
-        P90 = Nanoseconds(histogram.ValueAtPercentile(90)),
-        P99 = Nanoseconds(histogram.ValueAtPercentile(99)),
-        P999 = Nanoseconds(histogram.ValueAtPercentile(99.9)),
-        Max = Nanoseconds(histogram.Max),
-        Mean = Nanoseconds((long)histogram.Mean),
+        Min = Nanoseconds(LatencyHistograms.Min(histogram)),
+        P50 = Nanoseconds(LatencyHistograms.Percentile(histogram, 50)),
+        P90 = Nanoseconds(LatencyHistograms.Percentile(histogram, 90)),
+        P99 = Nanoseconds(LatencyHistograms.Percentile(histogram, 99)),
+        P999 = Nanoseconds(LatencyHistograms.Percentile(histogram, 99.9)),
+        Max = Nanoseconds(LatencyHistograms.Max(histogram)),
+        Mean = Nanoseconds((long)LatencyHistograms.Mean(histogram)),
     };
 
     public static Duration Nanoseconds(long ns) => new() { Seconds = ns / 1_000_000_000, Nanos = (int)(ns % 1_000_000_000) };

@@ -1,3 +1,4 @@
+using HdrHistogram;
 using IpcBench.V1;
 using IpcBench.Workload;
 
@@ -10,7 +11,7 @@ namespace IpcBench.Daemon.Scenarios;
 public abstract class SubscriberHandle(int index) : IAsyncDisposable
 {
     private readonly object _latencyGate = new();
-    private readonly LatencyHistogram _pendingLatency = new();
+    private readonly LongHistogram _pendingLatency = LatencyHistograms.Create();
     private long _rateCount;
     private long _rateNs;
     private double _receiveRate;
@@ -48,7 +49,7 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
     public abstract ValueTask DisposeAsync();
 
     /// <summary>Adds the latency recorded since the previous call to <paramref name="into"/>.</summary>
-    public virtual void DrainLatencyInto(LatencyHistogram into)
+    public virtual void DrainLatencyInto(HistogramBase into)
     {
         lock (_latencyGate)
         {
@@ -68,11 +69,12 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
         _rateNs = nowNs;
     }
 
-    protected void RecordLatency(long valueNs, long count)
+    /// <summary>Keeps a reported interval until the next drain.</summary>
+    protected void RecordLatency(HistogramBase interval)
     {
         lock (_latencyGate)
         {
-            _pendingLatency.RecordCount(valueNs, count);
+            _pendingLatency.Add(interval);
         }
     }
 }
@@ -94,7 +96,7 @@ public sealed class LocalSubscriber(int index, SubscriberHost host) : Subscriber
         host.Window.Start(fromNs);
     }
 
-    public override void DrainLatencyInto(LatencyHistogram into) => host.ReadLatencyInterval(into);
+    public override void DrainLatencyInto(HistogramBase into) => host.ReadLatencyInterval(into);
 
     public override double ReceiveRate
     {

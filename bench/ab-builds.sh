@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Two builds of BenchDaemon on the same `run` matrix, interleaved, for before/after comparisons of a change (e.g. the
+# latency histograms): every round runs the matrix once with each build, alternating which goes first, so a slow spell
+# of the machine lands on both. Prints per-build medians of msg/s, p50 and p99 and the ratios candidate/baseline.
+#
+# Usage: bench/ab-builds.sh BASELINE_CHECKOUT [CANDIDATE_CHECKOUT (default: this one)] [-- run arguments...]
+#   e.g. git worktree add /tmp/ipcbench-main main && bench/ab-builds.sh /tmp/ipcbench-main
+#        bench/ab-builds.sh /tmp/ipcbench-main . -- --transports iceoryx2,uds --payloads 8,1024 --wait spin
+# Default run arguments: --transports shm-ring --payloads 8 --wait yield (a shm-ring 8 B 1:1 stream).
+# Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per scenario), SKIP_BUILD=1, OUT=dir (default: a temporary directory).
+# Each build gets its own scenario database (an older build refuses a newer schema) and runtime directory.
+# Needs: the .NET 10 SDK, python3.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+[[ $# -ge 1 ]] || { sed -n '2,12p' "$0" >&2; exit 2; }
+baseline=$(cd "$1" && pwd)
+shift
+candidate=$PWD
+if [[ $# -ge 1 && $1 != -- ]]; then
+  candidate=$(cd "$1" && pwd)
+  shift
+fi
+[[ ${1:-} == -- ]] && shift
+run_args=("$@")
+[[ ${#run_args[@]} -gt 0 ]] || run_args=(--transports shm-ring --payloads 8 --wait yield)
+
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-3}
+WARMUP=${WARMUP:-1}
+out=${OUT:-$(mktemp -d -t ipcbench-ab.XXXXXX)}
+mkdir -p "$out"
+log="$out/log.txt"
+tsv="$out/results.tsv"
+: >"$tsv"
+started=$(date +%s)
+say() { echo "[$(($(date +%s) - started)) s] $*" >&2; }
+
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then
+  for checkout in "$baseline" "$candidate"; do
+    say "building $checkout (Release)"
+    dotnet build "$checkout/src/BenchDaemon" -c Release -nologo -v q >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+  done
+fi
+
+run_build() { # label, checkout, round
+  local label=$1 checkout=$2 round=$3 dir="$out/r$3/$1"
+  say "round $round/$ROUNDS $label: run ${run_args[*]}"
+  if ! dotnet "$checkout/src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll" run --duration "${DURATION}s" \
+      --warmup "$(awk "BEGIN{print $WARMUP*1000}")ms" --out "$dir" "${run_args[@]}" \
+      "--IpcBench:DatabasePath=$out/$label.db" "--IpcBench:RuntimeDirectory=$out/runtime-$label" >>"$log" 2>&1; then
+    say "$label: some scenario failed (see $log)"
+  fi
+  [[ -f $dir/results.json ]] || return 0
+  python3 - "$dir/results.json" "$label" "$round" >>"$tsv" <<'PY'
+import json, sys
+def ns(d): return float((d or "0s").rstrip("s")) * 1e9
+for record in json.load(open(sys.argv[1]))["scenarios"]:
+    s = record["scenario"]; spec = s["spec"]; st = s.get("stats", {}); lat = st.get("latency", {})
+    cell = f'{spec["transport"]} {spec["payload_bytes"]} B {spec.get("payload_access", "").replace("PAYLOAD_ACCESS_", "").lower()} ' \
+           f'{spec.get("wait_strategy", "").replace("WAIT_STRATEGY_", "").lower()} {spec.get("mode", "").replace("MODE_", "").lower()} ' \
+           f'{spec["publishers"]}:{spec["subscribers"]}'
+    print("\t".join(map(str, [sys.argv[2], sys.argv[3], cell, st.get("messages_per_second", 0), ns(lat.get("p50")), ns(lat.get("p99")),
+                              s.get("state", "").replace("SCENARIO_STATE_", "")])))
+PY
+}
+
+for ((round = 1; round <= ROUNDS; round++)); do
+  if ((round % 2)); then
+    run_build baseline "$baseline" "$round"
+    run_build candidate "$candidate" "$round"
+  else
+    run_build candidate "$candidate" "$round"
+    run_build baseline "$baseline" "$round"
+  fi
+done
+
+python3 - "$tsv" "$baseline" "$candidate" "$ROUNDS" <<'PY'
+import statistics, sys
+from collections import defaultdict
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
+values = defaultdict(list)
+failed = [r for r in rows if r[6] != "COMPLETED"]
+for label, rnd, cell, mps, p50, p99, state in rows:
+    if state == "COMPLETED":
+        values[(cell, label)].append((float(mps), float(p50), float(p99)))
+def med(cell, label, i):
+    v = [x[i] for x in values.get((cell, label), [])]
+    return statistics.median(v) if v else None
+def fmt(v, unit): return "–" if v is None else (f"{v / 1e6:.2f} M" if unit == "mps" else f"{v:.0f}")
+def ratio(a, b): return "–" if a is None or b is None or a == 0 else f"{b / a:.3f}"
+print(f"# Baseline {sys.argv[2]} vs candidate {sys.argv[3]}, medians of {sys.argv[4]} interleaved rounds\n")
+print("| Scenario | msg/s baseline | msg/s candidate | ratio | p50 ns baseline | p50 ns candidate | ratio | p99 ns baseline | p99 ns candidate | ratio |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for cell in sorted({c for c, _ in values}):
+    cols = []
+    for i, unit in ((0, "mps"), (1, "ns"), (2, "ns")):
+        a, b = med(cell, "baseline", i), med(cell, "candidate", i)
+        cols += [fmt(a, unit), fmt(b, unit), ratio(a, b)]
+    print(f"| {cell} | " + " | ".join(cols) + " |")
+if failed:
+    print("\nNot completed (left out of the medians):")
+    for r in failed:
+        print(f"- round {r[1]} {r[0]} {r[2]}: {r[6]}")
+PY
+say "raw results in $out (results.tsv, r*/, log.txt)"

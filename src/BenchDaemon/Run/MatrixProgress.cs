@@ -1,0 +1,127 @@
+using System.Diagnostics;
+using System.Globalization;
+using IpcBench.Daemon.Persistence;
+using IpcBench.V1;
+using Spectre.Console;
+using Spectre.Console.Rendering;
+
+namespace IpcBench.Daemon.Run;
+
+/// <summary>Where `run` reports the scenario it is on, every poll while it runs.</summary>
+public interface IMatrixProgress
+{
+    /// <param name="number">1-based position of <paramref name="scenario"/> in the matrix.</param>
+    void Update(int number, Scenario scenario);
+}
+
+/// <summary>`run`'s progress: a live display on a terminal (<see cref="ProgressDisplay"/>), plain lines otherwise.</summary>
+public static class MatrixProgress
+{
+    /// <summary>Runs <paramref name="work"/> with the progress display for a matrix of <paramref name="total"/> scenarios.</summary>
+    /// <param name="live">The console for the live display; null for plain lines.</param>
+    /// <param name="perScenario">Warmup plus measured time of one scenario: what the ETA is counted in.</param>
+    public static async Task<T> RunAsync<T>(IAnsiConsole? live, int total, TimeSpan perScenario, Func<IMatrixProgress, Task<T>> work)
+    {
+        if (live is null)
+        {
+            try
+            {
+                return await work(new PlainProgress(total)).ConfigureAwait(false);
+            }
+            finally
+            {
+                // The last progress line was overwritten in place: end it before the tables or an error.
+                Console.Error.WriteLine();
+            }
+        }
+
+        var display = new LiveProgress(total, perScenario);
+        return await live.Live(display.Render()).AutoClear(false)
+            .StartAsync(context =>
+            {
+                display.Context = context;
+                return work(display);
+            })
+            .ConfigureAwait(false);
+    }
+
+    /// <summary>"[2/8] uds 1 KB full 1:1 all-to-all RUNNING 1.23 M msg/s": the current scenario and its live rate.</summary>
+    public static string Describe(int number, int total, Scenario scenario)
+    {
+        var spec = scenario.Spec;
+        var topology = spec.Topology == Topology.Paired ? "paired" : "all-to-all";
+        return $"[{number}/{total}] {spec.Transport} {ResultTables.Bytes(spec.PayloadBytes)} {RunCommand.AccessName(spec.PayloadAccess)} " +
+               $"{spec.Publishers}:{spec.Subscribers} {topology} {scenario.State.ToString().ToUpperInvariant()} " +
+               $"{ResultTables.Count(scenario.LastInterval?.MessagesPerSecond ?? 0)} msg/s";
+    }
+
+    /// <summary>One line, rewritten in place with \r: a file or CI log still reads it line by line where it ends.</summary>
+    private sealed class PlainProgress(int total) : IMatrixProgress
+    {
+        public void Update(int number, Scenario scenario) => Console.Error.Write($"\r{Describe(number, total, scenario),-100}");
+    }
+
+    /// <summary>
+    /// Two lines redrawn in place: the current scenario with its live rate, then the matrix's share done and its ETA.
+    /// Both fit 80 columns, so nothing wraps on a default terminal. Progress is counted in scenario seconds (warmup plus
+    /// measured time): finished scenarios whole, the current one from when it began warming up.
+    /// </summary>
+    private sealed class LiveProgress(int total, TimeSpan perScenario) : IMatrixProgress
+    {
+        private const int BarWidth = 24;
+        private readonly Stopwatch _matrix = Stopwatch.StartNew();
+        private readonly Stopwatch _current = new();
+        private string _scenario = "starting";
+        private int _number;
+        private double _done;
+
+        public LiveDisplayContext? Context { get; set; }
+
+        public void Update(int number, Scenario scenario)
+        {
+            if (number != _number)
+            {
+                _number = number;
+                _current.Reset();
+            }
+
+            if (!_current.IsRunning && scenario.State is not (ScenarioState.Pending or ScenarioState.Starting))
+            {
+                _current.Start();
+            }
+
+            double seconds = perScenario.TotalSeconds;
+            double current = ScenarioStore.IsFinished(scenario.State) ? seconds : Math.Min(_current.Elapsed.TotalSeconds, seconds);
+            _done = (number - 1) * seconds + current;
+            _scenario = Describe(number, total, scenario);
+            Context?.UpdateTarget(Render());
+        }
+
+        public IRenderable Render()
+        {
+            double all = Math.Max(total * perScenario.TotalSeconds, 1e-9);
+            double share = Math.Clamp(_done / all, 0, 1);
+            int filled = (int)Math.Round(share * BarWidth);
+            var line = string.Create(CultureInfo.InvariantCulture, $"{share * 100,3:0}% of {total} scenarios, ETA {Eta(all)}");
+            return new Rows(
+                new Text(_scenario),
+                new Markup($"[green]{new string('━', filled)}[/][grey]{new string('━', BarWidth - filled)}[/] {Markup.Escape(line)}"));
+        }
+
+        /// <summary>
+        /// Until a scenario has finished, the matrix's remaining nominal time; after, that time at the pace so far, which
+        /// then includes agent start-up and flushing.
+        /// </summary>
+        private string Eta(double all)
+        {
+            double remaining = all - _done;
+            if (_done >= perScenario.TotalSeconds && _done > 0)
+            {
+                remaining *= _matrix.Elapsed.TotalSeconds / _done;
+            }
+
+            var eta = TimeSpan.FromSeconds(Math.Max(remaining, 0));
+            return string.Create(CultureInfo.InvariantCulture, $"{(int)eta.TotalHours}:{eta:mm\\:ss}");
+        }
+    }
+}

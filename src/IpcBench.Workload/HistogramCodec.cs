@@ -1,0 +1,125 @@
+using System.Buffers.Binary;
+using System.IO.Compression;
+using System.Numerics;
+using HdrHistogram;
+using HdrHistogram.Encoding;
+using HdrHistogram.Utilities;
+
+namespace IpcBench.Workload;
+
+/// <summary>
+/// HdrHistogram's standard compressed (V2) encoding of latency histograms, as agents report them and .hlog lines carry
+/// them: a 4-byte cookie, a 4-byte big-endian length, then zlib (RFC 1950 header and deflate) of the library's V2
+/// encoding. HistogramEncoding.EncodeIntoCompressedByteBuffer allocates about three times the histogram's counts array
+/// per call (~800 KB on the large object heap for the full range, every second in every agent); here the library's V2
+/// encoder writes a copy sized to the values actually recorded into reused buffers, and only the deflate step and the
+/// library's relevant-counts copy allocate. One thread at a time.
+/// </summary>
+public sealed class HistogramCodec
+{
+    // HistogramEncoding's cookie for the compressed V2 form (its base, 0x1c849304, with the V2 word-size bit 0x10).
+    private const int CompressedV2Cookie = 0x1c849314;
+
+    // RFC 1950 header the library writes and skips (deflate, 32 KB window, no dictionary).
+    private static readonly byte[] ZlibHeader = [0x58, 0x85];
+
+    private readonly Dictionary<long, (LongHistogram Histogram, ByteBuffer Buffer)> _bySize = [];
+    private readonly MemoryStream _compressed = new();
+    private byte[] _uncompressed = [];
+
+    /// <summary>The compressed encoding of <paramref name="source"/>; an empty histogram encodes too (as the smallest size).</summary>
+    public byte[] Encode(HistogramBase source)
+    {
+        long highest = SizeFor(LatencyHistograms.Max(source));
+        if (!_bySize.TryGetValue(highest, out var sized))
+        {
+            var histogram = new LongHistogram(1, highest, LatencyHistograms.SignificantDigits);
+            sized = (histogram, ByteBuffer.Allocate(histogram.GetNeededByteBufferCapacity()));
+            _bySize.Add(highest, sized);
+        }
+
+        var copy = sized.Histogram;
+        copy.Reset();
+        foreach (var value in source.RecordedValues())
+        {
+            copy.RecordValueWithCount(value.ValueIteratedTo, value.CountAtValueIteratedTo);
+        }
+
+        var buffer = sized.Buffer;
+        buffer.Position = 0;
+        int length = copy.Encode(buffer, HistogramEncoderV2.Instance);
+        if (_uncompressed.Length < length)
+        {
+            _uncompressed = new byte[buffer.Capacity()];
+        }
+
+        buffer.Position = 0;
+        for (int i = 0; i < length; i++)
+        {
+            // ByteBuffer offers no public bulk read; this is a few KB once a second.
+            _uncompressed[i] = buffer.Get();
+        }
+
+        var compressed = _compressed;
+        compressed.SetLength(0);
+        Span<byte> header = stackalloc byte[8];
+        BinaryPrimitives.WriteInt32BigEndian(header, CompressedV2Cookie);
+        compressed.Write(header);
+        compressed.Write(ZlibHeader);
+        using (var deflate = new DeflateStream(compressed, CompressionLevel.Optimal, leaveOpen: true))
+        {
+            deflate.Write(_uncompressed, 0, length);
+        }
+
+        var encoded = compressed.ToArray();
+        BinaryPrimitives.WriteInt32BigEndian(encoded.AsSpan(4), encoded.Length - 8);
+        return encoded;
+    }
+
+    /// <summary>Decodes what <see cref="Encode"/> (or any HdrHistogram writer) produced; throws <see cref="FormatException"/> on anything else.</summary>
+    /// <remarks>
+    /// HistogramEncoding.DecodeFromCompressedByteBuffer inflates with a single Stream.Read, which DeflateStream may
+    /// answer in part (compressed histograms beyond ~8 KB), and then refuses the histogram. So the container is opened
+    /// here (a 4-byte cookie, a 4-byte big-endian length, a 2-byte RFC 1950 header, deflate), inflated to the end, and
+    /// the library decodes the V2 encoding inside it, cookie and all.
+    /// </remarks>
+    public static HistogramBase Decode(ReadOnlySpan<byte> encoded)
+    {
+        HistogramBase histogram;
+        try
+        {
+            int length = encoded.Length >= 8 ? BinaryPrimitives.ReadInt32BigEndian(encoded[4..]) : -1;
+            if (length < 2 || length > encoded.Length - 8)
+            {
+                throw new InvalidDataException($"{encoded.Length} bytes cannot hold a compressed histogram of {length} bytes");
+            }
+
+            using var uncompressed = new MemoryStream();
+            using (var inflater = new DeflateStream(new MemoryStream(encoded.Slice(10, length - 2).ToArray()), CompressionMode.Decompress))
+            {
+                inflater.CopyTo(uncompressed);
+            }
+
+            histogram = HistogramEncoding.DecodeFromByteBuffer(ByteBuffer.Allocate(uncompressed.ToArray()), 0);
+        }
+        catch (Exception e) when (e is ArgumentException or NotSupportedException or IndexOutOfRangeException or IOException or InvalidDataException)
+        {
+            throw new FormatException($"not an HdrHistogram compressed histogram: {e.Message}", e);
+        }
+
+        // Added to latency histograms, which cannot take a wider range.
+        if (histogram.HighestTrackableValue > LatencyHistograms.HighestTrackableNs)
+        {
+            throw new FormatException($"its range (up to {histogram.HighestTrackableValue}) is wider than a latency histogram's ({LatencyHistograms.HighestTrackableNs} ns)");
+        }
+
+        return histogram;
+    }
+
+    /// <summary>
+    /// A power of two above every value equivalent to <paramref name="maxNs"/>: few distinct sizes, so few cached
+    /// histograms, each at most twice as large as needed.
+    /// </summary>
+    private static long SizeFor(long maxNs) =>
+        Math.Min((long)BitOperations.RoundUpToPowerOf2((ulong)Math.Max(maxNs + 1, 4096)), LatencyHistograms.HighestTrackableNs);
+}
