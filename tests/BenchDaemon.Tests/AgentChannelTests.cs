@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.GrpcLite;
+using Grpc.Core;
 using IpcBench.V1;
 using Xunit.Abstractions;
 
@@ -35,17 +35,17 @@ public sealed class AgentChannelTests(SharedDaemon shared, ITestOutputHelper out
         Assert.All([report, attach], e =>
         {
             Assert.Equal(StatusCode.Unimplemented, e.StatusCode);
-            Assert.Equal("Service ipcbench.v1.AgentLink is not served on this endpoint.", e.Detail);
+            Assert.Equal("Service ipcbench.v1.AgentLink is not served on this endpoint.", e.Status.Detail);
         });
     }
 
     [Fact]
     public async Task BenchControl_OverTheAgentSocket_IsUnimplemented()
     {
-        using var channel = new GrpcLiteChannel("unix:" + AgentSocket);
+        using var channel = GrpcClients.Create("unix:" + AgentSocket);
 
         var e = await Assert.ThrowsAsync<RpcException>(() =>
-            channel.UnaryAsync("/ipcbench.v1.BenchControl/ListTransports", new ListTransportsRequest(), ListTransportsResponse.Parser));
+            new BenchControl.BenchControlClient(channel).ListTransportsAsync(new ListTransportsRequest()).ResponseAsync);
 
         Assert.Equal(StatusCode.Unimplemented, e.StatusCode);
     }
@@ -53,10 +53,10 @@ public sealed class AgentChannelTests(SharedDaemon shared, ITestOutputHelper out
     [Fact]
     public async Task AgentLink_OnItsSocket_StillRefusesAWrongToken()
     {
-        using var channel = new GrpcLiteChannel("unix:" + AgentSocket);
+        using var channel = GrpcClients.Create("unix:" + AgentSocket);
 
-        var e = await Assert.ThrowsAsync<RpcException>(() => channel.UnaryAsync("/ipcbench.v1.AgentLink/Report",
-            new AgentReport { ScenarioId = "0123456789ab", AgentIndex = 0, Token = "guess" }, ReportAck.Parser));
+        var e = await Assert.ThrowsAsync<RpcException>(() => new AgentLink.AgentLinkClient(channel).ReportAsync(
+            new AgentReport { ScenarioId = "0123456789ab", AgentIndex = 0, Token = "guess" }).ResponseAsync);
 
         Assert.Equal(StatusCode.PermissionDenied, e.StatusCode);
     }
