@@ -80,6 +80,7 @@ public static class DaemonHost
         app.UseAuthentication();
         app.UseAuthorization();
         app.UseListenerConfinement();
+        app.UseRequestMessageGuard(BenchControl.Descriptor, AgentLink.Descriptor, Grpc.Health.V1.Health.Descriptor);
         MapServices(app);
         return app;
     }
