@@ -84,6 +84,34 @@ public sealed class AgentChannelTests(SharedDaemon shared, ITestOutputHelper out
         Assert.DoesNotContain("ipcbench.v1.AgentLink", services);
     }
 
+    /// <summary>
+    /// A control plane on a Unix socket is still the control plane: listeners are told apart by which one a connection
+    /// came in on, not by the kind of socket, so the agent link stays off it and agents still get theirs.
+    /// </summary>
+    [Fact]
+    public async Task ControlAddressOnAUnixSocket_ServesTheControlPlane_ButNotTheAgentLink()
+    {
+        var socket = Path.Combine(Path.GetTempPath(), $"ipcbench-control-{Guid.NewGuid():N}.sock");
+        try
+        {
+            await using var daemon = await DaemonProcess.StartAsync(new DaemonSettings { ControlSocket = socket });
+            using var log = daemon.LogTo(output);
+
+            Assert.Contains(await daemon.ListTransportsAsync(), t => t.Id == "uds");
+            var e = await Assert.ThrowsAsync<RpcException>(() => new AgentLink.AgentLinkClient(daemon.Channel)
+                .ReportAsync(new AgentReport { ScenarioId = "0123456789ab", AgentIndex = 0, Token = "guess" }).ResponseAsync);
+            Assert.Equal(StatusCode.Unimplemented, e.StatusCode);
+            Assert.Equal("Service ipcbench.v1.AgentLink is not served on this endpoint.", e.Status.Detail);
+
+            var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Milliseconds(300)));
+            new ScenarioExpectations(result, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
+        }
+        finally
+        {
+            File.Delete(socket);
+        }
+    }
+
     private static async Task<string> StatAsync(string format, string path)
     {
         var start = new ProcessStartInfo("stat", ["-c", format, path]) { RedirectStandardOutput = true, RedirectStandardError = true };

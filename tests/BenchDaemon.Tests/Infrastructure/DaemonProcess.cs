@@ -36,10 +36,10 @@ internal sealed class DaemonProcess : IAsyncDisposable
         MetricsPort = metricsPort;
         RuntimeBase = runtimeBase;
         DatabasePath = databasePath;
-        Address = $"127.0.0.1:{port}";
+        Address = settings.ControlSocket is { } socket ? "unix:" + socket : $"127.0.0.1:{port}";
         Settings = settings;
         Channel = GrpcClients.Create(
-            (settings.TrustedCertificate is null ? "http://" : "https://") + Address,
+            settings.ControlSocket is not null ? Address : (settings.TrustedCertificate is null ? "http://" : "https://") + Address,
             settings.Token is { } token ? $"Bearer {token}" : null,
             settings.TrustedCertificate);
         Control = new BenchControl.BenchControlClient(Channel);
@@ -57,7 +57,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
 
     public Uri MetricsUrl => new($"http://127.0.0.1:{MetricsPort}/metrics");
 
-    /// <summary>host:port of the control plane, as grpcurl takes it.</summary>
+    /// <summary>host:port of the control plane, as grpcurl takes it (unix:/path with <see cref="DaemonSettings.ControlSocket"/>).</summary>
     public string Address { get; }
 
     /// <summary>The IpcBench:RuntimeDirectory passed to the daemon; it keeps its sockets in <see cref="RuntimeDirectory"/>.</summary>
@@ -132,7 +132,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
                 UseShellExecute = false,
                 WorkingDirectory = runtimeBase,
             };
-            foreach (var argument in (string[])["serve", "--listen", $"{settings.ListenHost}:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
+            foreach (var argument in (string[])["serve", "--listen", settings.ControlSocket is { } controlSocket ? "unix:" + controlSocket : $"{settings.ListenHost}:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
                 $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", $"--IpcBench:DatabasePath={databasePath}", .. settings.Configuration])
             {
                 start.ArgumentList.Add(argument);
@@ -396,6 +396,9 @@ internal sealed record DaemonSettings
 
     /// <summary>The host of --listen; the port is always a free one. Tests still connect over 127.0.0.1.</summary>
     public string ListenHost { get; init; } = "127.0.0.1";
+
+    /// <summary>A Unix socket path for the control plane instead of a loopback port (--listen unix:PATH).</summary>
+    public string? ControlSocket { get; init; }
 
     /// <summary>The bearer token <see cref="DaemonProcess.Channel"/> sends on every call.</summary>
     public string? Token { get; init; }
