@@ -1,4 +1,3 @@
-using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Transports;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
@@ -10,7 +9,7 @@ namespace IpcBench.Daemon.Hosting;
 /// opened (or found unusable) and every transport has been probed; NOT_SERVING before that and from the moment the
 /// daemon starts stopping, so load balancers and watchers stop sending it work.
 /// </summary>
-public sealed class ReadinessCheck(StoreWriter store, TransportRegistry transports, AgentLauncher launcher, IHostApplicationLifetime lifetime) : IHealthCheck
+public sealed class ReadinessCheck(StoreWriter store, TransportRegistry transports, IHostApplicationLifetime lifetime) : IHealthCheck
 {
     public const string Name = "ready";
 
@@ -29,7 +28,7 @@ public sealed class ReadinessCheck(StoreWriter store, TransportRegistry transpor
         // Probing is what a transport's UnavailableReason does on first use (loading iceoryx2's native library, say); an
         // unavailable transport is a fact about this machine, reported by ListTransports, not a reason to refuse work.
         var unavailable = transports.All
-            .Select(t => (t.Id, Reason: t.UnavailableReason ?? (t.Capabilities.CrossProcess ? launcher.UnavailableReason : null)))
+            .Select(t => (t.Id, Reason: t.UnavailableReason))
             .Where(t => t.Reason is not null)
             .ToDictionary(t => t.Id, t => (object)t.Reason!);
 
