@@ -3,7 +3,8 @@ using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 using Google.Protobuf.WellKnownTypes;
-using IpcBench.GrpcLite;
+using Grpc.Core;
+using Grpc.Net.Client;
 using IpcBench.V1;
 
 namespace IpcBench.Soak;
@@ -16,7 +17,6 @@ public sealed class SoakSetupException(string message) : Exception(message);
 /// </summary>
 public sealed partial class SoakSession : IAsyncDisposable
 {
-    private const string Service = "/ipcbench.v1.BenchControl/";
     private static readonly TimeSpan SampleInterval = TimeSpan.FromSeconds(1);
 
     private readonly SoakOptions _options;
@@ -24,7 +24,8 @@ public sealed partial class SoakSession : IAsyncDisposable
     private readonly Process _daemon;
     private readonly string _runtimeBase;
     private readonly string _logPath;
-    private readonly GrpcLiteChannel _channel;
+    private readonly GrpcChannel _channel;
+    private readonly BenchControl.BenchControlClient _control;
     private readonly HttpClient _http = new() { Timeout = TimeSpan.FromSeconds(10) };
     private readonly Uri _metricsUrl;
     private readonly Stopwatch _clock = Stopwatch.StartNew();
@@ -36,7 +37,8 @@ public sealed partial class SoakSession : IAsyncDisposable
         _daemon = daemon;
         _runtimeBase = runtimeBase;
         _logPath = logPath;
-        _channel = new GrpcLiteChannel(address);
+        _channel = GrpcChannel.ForAddress(address.Contains("://", StringComparison.Ordinal) ? address : "http://" + address);
+        _control = new BenchControl.BenchControlClient(_channel);
         _metricsUrl = metricsUrl;
     }
 
@@ -101,7 +103,7 @@ public sealed partial class SoakSession : IAsyncDisposable
 
     public async Task<SoakReport> RunAsync()
     {
-        var available = (await CallAsync<ListTransportsRequest, ListTransportsResponse>("ListTransports", new())).Transports;
+        var available = (await _control.ListTransportsAsync(new(), deadline: Deadline())).Transports;
         var transports = _options.Transports.Count > 0 ? _options.Transports : [.. available.Where(t => t.Available).Select(t => t.Id)];
         foreach (var id in transports)
         {
@@ -167,13 +169,13 @@ public sealed partial class SoakSession : IAsyncDisposable
                 Duration = Duration.FromTimeSpan(TimeSpan.FromMilliseconds(300)),
                 Name = "soak priming",
             };
-            var started = await CallAsync<StartScenarioRequest, StartScenarioResponse>("StartScenario", new() { Spec = spec });
+            var started = await _control.StartScenarioAsync(new() { Spec = spec }, deadline: Deadline());
             var clock = Stopwatch.StartNew();
             Scenario scenario;
             do
             {
                 await Task.Delay(100);
-                scenario = await CallAsync<GetScenarioRequest, Scenario>("GetScenario", new() { Id = started.Id });
+                scenario = await _control.GetScenarioAsync(new() { Id = started.Id }, deadline: Deadline());
             }
             while (scenario.State is not (ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed) && clock.Elapsed < TimeSpan.FromSeconds(60));
 
@@ -203,7 +205,7 @@ public sealed partial class SoakSession : IAsyncDisposable
             Name = "soak",
         };
         var before = MachineSample.Take(_daemon.Id);
-        var started = await CallAsync<StartScenarioRequest, StartScenarioResponse>("StartScenario", new() { Spec = spec });
+        var started = await _control.StartScenarioAsync(new() { Spec = spec }, deadline: Deadline());
         Progress($"{transport}: scenario {started.Id} started ({SoakOptions.Publishers}:{SoakOptions.Subscribers} ALL_TO_ALL, {_options.PayloadBytes} B FULL, " +
             $"{started.Scenario.Spec.WaitStrategy}, {_options.Warmup.TotalSeconds:0} s warmup + {_options.Duration.TotalSeconds:0} s)");
         return new ScenarioTracker(started.Scenario, _options.Duration, _options.Warmup, before);
@@ -226,7 +228,7 @@ public sealed partial class SoakSession : IAsyncDisposable
             var machine = MachineSample.Take(_daemon.Id);
             foreach (var tracker in trackers.Where(t => !t.Finished))
             {
-                tracker.Observe(await CallAsync<GetScenarioRequest, Scenario>("GetScenario", new() { Id = tracker.Id }), machine, metrics);
+                tracker.Observe(await _control.GetScenarioAsync(new() { Id = tracker.Id }, deadline: Deadline()), machine, metrics);
             }
 
             if (clock.Elapsed >= nextReport)
@@ -291,7 +293,7 @@ public sealed partial class SoakSession : IAsyncDisposable
 
             try
             {
-                await CallAsync<ListTransportsRequest, ListTransportsResponse>("ListTransports", new());
+                await _control.ListTransportsAsync(new(), deadline: Deadline());
                 return;
             }
             catch (Exception e) when (e is RpcException or HttpRequestException or IOException && clock.Elapsed < TimeSpan.FromSeconds(30))
@@ -301,10 +303,7 @@ public sealed partial class SoakSession : IAsyncDisposable
         }
     }
 
-    private Task<TResponse> CallAsync<TRequest, TResponse>(string method, TRequest request)
-        where TRequest : Google.Protobuf.IMessage<TRequest>
-        where TResponse : class, Google.Protobuf.IMessage<TResponse>, new() =>
-        _channel.UnaryAsync(Service + method, request, new Google.Protobuf.MessageParser<TResponse>(() => new TResponse()), CancellationToken.None, TimeSpan.FromSeconds(60));
+    private static DateTime Deadline() => DateTime.UtcNow.AddSeconds(60);
 
     private string Tail()
     {

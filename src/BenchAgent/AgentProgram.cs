@@ -1,7 +1,8 @@
 using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
+using Grpc.Core;
+using Grpc.Net.Client;
 using HdrHistogram;
-using IpcBench.GrpcLite;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
@@ -14,12 +15,11 @@ namespace IpcBench.Agent;
 /// </summary>
 public sealed class AgentProgram : IAsyncDisposable
 {
-    private const string AttachMethod = "/ipcbench.v1.AgentLink/Attach";
-    private const string ReportMethod = "/ipcbench.v1.AgentLink/Report";
     private static readonly TimeSpan ProgressInterval = TimeSpan.FromSeconds(1);
 
     private readonly AgentArguments _arguments;
-    private readonly GrpcLiteChannel _daemon;
+    private readonly GrpcChannel _channel;
+    private readonly AgentLink.AgentLinkClient _daemon;
     private readonly SemaphoreSlim _reportGate = new(1, 1);
     private readonly CancellationTokenSource _stopProgress = new();
     private SubscriberHost? _host;
@@ -35,7 +35,8 @@ public sealed class AgentProgram : IAsyncDisposable
     private AgentProgram(AgentArguments arguments)
     {
         _arguments = arguments;
-        _daemon = new GrpcLiteChannel(arguments.DaemonAddress);
+        _channel = DaemonChannel.Create(arguments.DaemonAddress);
+        _daemon = new AgentLink.AgentLinkClient(_channel);
     }
 
     public static async Task<int> RunAsync(string[] args)
@@ -69,7 +70,8 @@ public sealed class AgentProgram : IAsyncDisposable
         };
         try
         {
-            await foreach (var command in _daemon.ServerStreamingAsync(AttachMethod, attach, AgentCommand.Parser).ConfigureAwait(false))
+            using var call = _daemon.Attach(attach);
+            await foreach (var command in call.ResponseStream.ReadAllAsync().ConfigureAwait(false))
             {
                 switch (command.CommandCase)
                 {
@@ -237,7 +239,7 @@ public sealed class AgentProgram : IAsyncDisposable
                 GcAllocatedBytes = (ulong)GC.GetTotalAllocatedBytes(precise: false),
                 GcPauseSeconds = GC.GetTotalPauseDuration().TotalSeconds,
             };
-            await _daemon.UnaryAsync(ReportMethod, report, ReportAck.Parser, CancellationToken.None, TimeSpan.FromSeconds(10)).ConfigureAwait(false);
+            await _daemon.ReportAsync(report, deadline: DateTime.UtcNow.AddSeconds(10)).ConfigureAwait(false);
         }
         finally
         {
@@ -248,7 +250,7 @@ public sealed class AgentProgram : IAsyncDisposable
     public ValueTask DisposeAsync()
     {
         _host?.Dispose();
-        _daemon.Dispose();
+        _channel.Dispose();
         _stopProgress.Dispose();
         return ValueTask.CompletedTask;
     }

@@ -1,6 +1,6 @@
 using System.Globalization;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.GrpcLite;
+using Grpc.Core;
 using IpcBench.V1;
 using Xunit.Abstractions;
 
@@ -39,7 +39,7 @@ public sealed class AdmissionTests(ITestOutputHelper output)
         Assert.All(refused, e =>
         {
             Assert.Equal(StatusCode.ResourceExhausted, e.StatusCode);
-            Assert.Contains("at most 4 may run at once (IpcBench:MaxConcurrentScenarios)", e.Detail, StringComparison.Ordinal);
+            Assert.Contains("at most 4 may run at once (IpcBench:MaxConcurrentScenarios)", e.Status.Detail, StringComparison.Ordinal);
         });
         Assert.Equal(4, admitted.Select(s => s.Id).Distinct().Count());
 
@@ -75,7 +75,7 @@ public sealed class AdmissionTests(ITestOutputHelper output)
 
         var e = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(Specs.Stream("tcp", publishers: 1, subscribers: 2, duration: null)));
         Assert.Equal(StatusCode.ResourceExhausted, e.StatusCode);
-        Assert.Equal("this scenario needs 2 agent processes and running scenarios hold 2; at most 3 may run at once (IpcBench:MaxAgents)", e.Detail);
+        Assert.Equal("this scenario needs 2 agent processes and running scenarios hold 2; at most 3 may run at once (IpcBench:MaxAgents)", e.Status.Detail);
 
         // In-process scenarios start no agents and still fit.
         var inProcess = await daemon.RunScenarioAsync(Specs.Stream("channels", publishers: 1, subscribers: 2, Specs.Milliseconds(300)));
@@ -107,10 +107,10 @@ public sealed class AdmissionTests(ITestOutputHelper output)
         }
 
         var refused = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(spec));
-        output.WriteLine(refused.Detail);
+        output.WriteLine(refused.Status.Detail);
         Assert.Equal(StatusCode.ResourceExhausted, refused.StatusCode);
         Assert.Matches(@"^this scenario needs \d+\.\d MiB \(\d+ B\) of shared memory and running scenarios hold \d+\.\d MiB \(\d+ B\); " +
-            @"the budget is 3\.0 MiB \(3145728 B\) \(IpcBench:SharedMemoryBudgetBytes\)$", refused.Detail);
+            @"the budget is 3\.0 MiB \(3145728 B\) \(IpcBench:SharedMemoryBudgetBytes\)$", refused.Status.Detail);
 
         foreach (var scenario in await daemon.ListScenariosAsync())
         {
@@ -133,10 +133,10 @@ public sealed class AdmissionTests(ITestOutputHelper output)
         var huge = Specs.Stream("iceoryx2", publishers: 64, subscribers: 64, duration: null, payloadBytes: 64 * 1024 * 1024);
 
         var e = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(huge));
-        output.WriteLine(e.Detail);
+        output.WriteLine(e.Status.Detail);
 
         Assert.Equal(StatusCode.ResourceExhausted, e.StatusCode);
-        Assert.Matches(@"^this scenario needs \d+\.\d MiB \(\d+ B\) of shared memory but /dev/shm has \d+\.\d MiB \(\d+ B\) free; ", e.Detail);
+        Assert.Matches(@"^this scenario needs \d+\.\d MiB \(\d+ B\) of shared memory but /dev/shm has \d+\.\d MiB \(\d+ B\) free; ", e.Status.Detail);
         Assert.Empty(await daemon.ListScenariosAsync());
         Assert.Empty(daemon.Agents());
     }

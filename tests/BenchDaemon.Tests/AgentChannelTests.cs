@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.GrpcLite;
+using Grpc.Core;
 using IpcBench.V1;
 using Xunit.Abstractions;
 
@@ -35,17 +35,17 @@ public sealed class AgentChannelTests(SharedDaemon shared, ITestOutputHelper out
         Assert.All([report, attach], e =>
         {
             Assert.Equal(StatusCode.Unimplemented, e.StatusCode);
-            Assert.Equal("Service ipcbench.v1.AgentLink is not served on this endpoint.", e.Detail);
+            Assert.Equal("Service ipcbench.v1.AgentLink is not served on this endpoint.", e.Status.Detail);
         });
     }
 
     [Fact]
     public async Task BenchControl_OverTheAgentSocket_IsUnimplemented()
     {
-        using var channel = new GrpcLiteChannel("unix:" + AgentSocket);
+        using var channel = GrpcClients.Create("unix:" + AgentSocket);
 
         var e = await Assert.ThrowsAsync<RpcException>(() =>
-            channel.UnaryAsync("/ipcbench.v1.BenchControl/ListTransports", new ListTransportsRequest(), ListTransportsResponse.Parser));
+            new BenchControl.BenchControlClient(channel).ListTransportsAsync(new ListTransportsRequest()).ResponseAsync);
 
         Assert.Equal(StatusCode.Unimplemented, e.StatusCode);
     }
@@ -53,10 +53,10 @@ public sealed class AgentChannelTests(SharedDaemon shared, ITestOutputHelper out
     [Fact]
     public async Task AgentLink_OnItsSocket_StillRefusesAWrongToken()
     {
-        using var channel = new GrpcLiteChannel("unix:" + AgentSocket);
+        using var channel = GrpcClients.Create("unix:" + AgentSocket);
 
-        var e = await Assert.ThrowsAsync<RpcException>(() => channel.UnaryAsync("/ipcbench.v1.AgentLink/Report",
-            new AgentReport { ScenarioId = "0123456789ab", AgentIndex = 0, Token = "guess" }, ReportAck.Parser));
+        var e = await Assert.ThrowsAsync<RpcException>(() => new AgentLink.AgentLinkClient(channel).ReportAsync(
+            new AgentReport { ScenarioId = "0123456789ab", AgentIndex = 0, Token = "guess" }).ResponseAsync);
 
         Assert.Equal(StatusCode.PermissionDenied, e.StatusCode);
     }
@@ -82,6 +82,34 @@ public sealed class AgentChannelTests(SharedDaemon shared, ITestOutputHelper out
         var services = stdout.Split('\n', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries);
         Assert.Contains("ipcbench.v1.BenchControl", services);
         Assert.DoesNotContain("ipcbench.v1.AgentLink", services);
+    }
+
+    /// <summary>
+    /// A control plane on a Unix socket is still the control plane: listeners are told apart by which one a connection
+    /// came in on, not by the kind of socket, so the agent link stays off it and agents still get theirs.
+    /// </summary>
+    [Fact]
+    public async Task ControlAddressOnAUnixSocket_ServesTheControlPlane_ButNotTheAgentLink()
+    {
+        var socket = Path.Combine(Path.GetTempPath(), $"ipcbench-control-{Guid.NewGuid():N}.sock");
+        try
+        {
+            await using var daemon = await DaemonProcess.StartAsync(new DaemonSettings { ControlSocket = socket });
+            using var log = daemon.LogTo(output);
+
+            Assert.Contains(await daemon.ListTransportsAsync(), t => t.Id == "uds");
+            var e = await Assert.ThrowsAsync<RpcException>(() => new AgentLink.AgentLinkClient(daemon.Channel)
+                .ReportAsync(new AgentReport { ScenarioId = "0123456789ab", AgentIndex = 0, Token = "guess" }).ResponseAsync);
+            Assert.Equal(StatusCode.Unimplemented, e.StatusCode);
+            Assert.Equal("Service ipcbench.v1.AgentLink is not served on this endpoint.", e.Status.Detail);
+
+            var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Milliseconds(300)));
+            new ScenarioExpectations(result, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
+        }
+        finally
+        {
+            File.Delete(socket);
+        }
     }
 
     private static async Task<string> StatAsync(string format, string path)

@@ -8,7 +8,7 @@ using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.GrpcLite;
+using Grpc.Core;
 using IpcBench.V1;
 using Xunit.Abstractions;
 
@@ -18,7 +18,7 @@ namespace IpcBench.Daemon.Tests;
 /// Throws garbage at every BenchControl method of one real daemon: undecodable and mis-framed request bytes, random and
 /// corrupted specs, and random RPC sequences from a few concurrent clients (starts stopped at once, watches cut short,
 /// real and made-up ids). The daemon must survive, and answer only OK, INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION
-/// or RESOURCE_EXHAUSTED: anything else (INTERNAL above all) is a bug in the daemon or GrpcLite.
+/// or RESOURCE_EXHAUSTED: anything else (INTERNAL above all) is a bug in the daemon or its gRPC stack.
 /// <para>
 /// Seeded: the seed is printed and named in every failure; IPCBENCH_FUZZ_SEED=n replays a run (the concurrent phase
 /// interleaves differently, but draws the same requests). Methods come from the service descriptor, so RPCs added to
@@ -551,7 +551,7 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
     private sealed record RawOutcome(StatusCode? Status, string? Message, IReadOnlyList<byte[]> Messages, string? Problem);
 
     /// <summary>
-    /// gRPC over h2c from raw bytes, so requests can be anything at all; GrpcLiteChannel would only send well-formed ones.
+    /// gRPC over h2c from raw bytes, so requests can be anything at all; Grpc.Net.Client would only send well-formed ones.
     /// </summary>
     private sealed class RawGrpcClient(string address) : IDisposable
     {

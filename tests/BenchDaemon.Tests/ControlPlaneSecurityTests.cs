@@ -3,8 +3,8 @@ using System.Net;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.GrpcLite;
-using IpcBench.GrpcLite.Health.V1;
+using Grpc.Core;
+using Grpc.Health.V1;
 using IpcBench.V1;
 using Xunit.Abstractions;
 
@@ -87,18 +87,18 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
         Assert.NotEmpty(await daemon.ListTransportsAsync());
         foreach (var authorization in new string?[] { null, "Bearer " + Token[..^1], "Bearer " + Token + "0", "Basic " + Token })
         {
-            using var channel = new GrpcLiteChannel(daemon.Address, authorization is null ? null : [new("authorization", authorization)]);
+            using var channel = GrpcClients.Create("http://" + daemon.Address, authorization);
             var refused = await Assert.ThrowsAsync<RpcException>(() => channel.UnaryAsync(ListTransports, new ListTransportsRequest(), ListTransportsResponse.Parser));
             Assert.Equal(StatusCode.Unauthenticated, refused.StatusCode);
-            Assert.Contains("authorization: Bearer <token>", refused.Detail, StringComparison.Ordinal);
-            Assert.DoesNotContain(Token[..8], refused.Detail, StringComparison.Ordinal);
+            Assert.Contains("authorization: Bearer <token>", refused.Status.Detail, StringComparison.Ordinal);
+            Assert.DoesNotContain(Token[..8], refused.Status.Detail, StringComparison.Ordinal);
 
-            var health = await channel.UnaryAsync("/grpc.health.v1.Health/Check", new HealthCheckRequest(), HealthCheckResponse.Parser);
+            var health = await new Health.HealthClient(channel).CheckAsync(new HealthCheckRequest());
             Assert.Equal(HealthCheckResponse.Types.ServingStatus.Serving, health.Status);
         }
 
         // Every BenchControl method, not just one: the filter sits in front of all of them.
-        using var anonymous = new GrpcLiteChannel(daemon.Address);
+        using var anonymous = GrpcClients.Create("http://" + daemon.Address);
         foreach (var method in new[] { "StartScenario", "GetScenario", "ListScenarios", "StopScenario" })
         {
             var refused = await Assert.ThrowsAsync<RpcException>(() =>

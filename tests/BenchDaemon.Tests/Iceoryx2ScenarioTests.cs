@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.GrpcLite;
+using Grpc.Core;
 using IpcBench.Iceoryx2;
 using IpcBench.V1;
 using Xunit.Abstractions;

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using Google.Protobuf;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.GrpcLite;
+using Grpc.Core;
 using IpcBench.Iceoryx2;
 using IpcBench.V1;
 using Xunit.Abstractions;
@@ -111,14 +111,14 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
 
         var unknownExport = await Assert.ThrowsAsync<RpcException>(() => second.ExportScenariosAsync(new ExportScenariosRequest { Ids = { uds.Id, "000000000000" } }));
         Assert.Equal(StatusCode.NotFound, unknownExport.StatusCode);
-        Assert.Equal("ids[1]: no scenario '000000000000'", unknownExport.Detail);
+        Assert.Equal("ids[1]: no scenario '000000000000'", unknownExport.Status.Detail);
 
         var invalid = await Assert.ThrowsAsync<RpcException>(() => second.ListScenariosAsync(new ListScenariosRequest { PageSize = 5000 }));
         Assert.Equal(StatusCode.InvalidArgument, invalid.StatusCode);
-        Assert.Equal("page_size: must be 1..1000, or 0 for 100; got 5000", invalid.Detail);
+        Assert.Equal("page_size: must be 1..1000, or 0 for 100; got 5000", invalid.Status.Detail);
         var wrongToken = await Assert.ThrowsAsync<RpcException>(() => second.ListScenariosAsync(new ListScenariosRequest { Transport = "tcp", PageToken = page1.NextPageToken }));
         Assert.Equal(StatusCode.InvalidArgument, wrongToken.StatusCode);
-        Assert.StartsWith("page_token: ", wrongToken.Detail, StringComparison.Ordinal);
+        Assert.StartsWith("page_token: ", wrongToken.Status.Detail, StringComparison.Ordinal);
         var missing = await Assert.ThrowsAsync<RpcException>(() => second.GetScenarioAsync("000000000000"));
         Assert.Equal(StatusCode.NotFound, missing.StatusCode);
     }
@@ -276,17 +276,17 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
 
         var unknown = await Assert.ThrowsAsync<RpcException>(() => daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = baseline.Id, CandidateId = "ffffffffffff" }));
         Assert.Equal(StatusCode.NotFound, unknown.StatusCode);
-        Assert.Equal("candidate_id: no scenario 'ffffffffffff'", unknown.Detail);
+        Assert.Equal("candidate_id: no scenario 'ffffffffffff'", unknown.Status.Detail);
 
         var soak = await daemon.StartScenarioAsync(Specs.Stream("channels", 1, 1, duration: null).With(s => s.RatePerPublisher = 1000));
         var notFinished = await Assert.ThrowsAsync<RpcException>(() => daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = soak.Id, CandidateId = baseline.Id }));
         Assert.Equal(StatusCode.FailedPrecondition, notFinished.StatusCode);
-        Assert.StartsWith("baseline_id: ", notFinished.Detail, StringComparison.Ordinal);
+        Assert.StartsWith("baseline_id: ", notFinished.Status.Detail, StringComparison.Ordinal);
         await daemon.StopScenarioAsync(soak.Id);
 
         var threshold = await Assert.ThrowsAsync<RpcException>(() => daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = baseline.Id, CandidateId = baseline.Id, ThresholdPercent = 2000 }));
         Assert.Equal(StatusCode.InvalidArgument, threshold.StatusCode);
-        Assert.StartsWith("threshold_percent: ", threshold.Detail, StringComparison.Ordinal);
+        Assert.StartsWith("threshold_percent: ", threshold.Status.Detail, StringComparison.Ordinal);
     }
 
     private static async Task<List<string>> IdsAsync(DaemonProcess daemon, ListScenariosRequest request) =>

@@ -1,6 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Control;
-using IpcBench.GrpcLite;
+using IpcBench.Daemon.Scenarios;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Tests;
@@ -186,9 +186,9 @@ public sealed class ScenarioComparerTests
     [InlineData(double.PositiveInfinity)]
     public void Threshold_OutOfRange_IsInvalidArgumentNamingIt(double requested)
     {
-        var e = Assert.Throws<RpcException>(() => ScenarioComparer.ResolveThreshold(requested));
-        Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
-        Assert.StartsWith("threshold_percent: must be more than 0 and at most 1000", e.Detail, StringComparison.Ordinal);
+        var e = Assert.Throws<RequestRefusedException>(() => ScenarioComparer.ResolveThreshold(requested));
+        Assert.Equal(RefusalKind.InvalidArgument, e.Kind);
+        Assert.StartsWith("threshold_percent: must be more than 0 and at most 1000", e.Message, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -201,13 +201,13 @@ public sealed class ScenarioComparerTests
         scenario.State = state;
         scenario.Error = state == ScenarioState.Failed ? "agent 0 died" : string.Empty;
 
-        var e = Assert.Throws<RpcException>(() => ScenarioComparer.RequireComparable("candidate_id", scenario));
+        var e = Assert.Throws<RequestRefusedException>(() => ScenarioComparer.RequireComparable("candidate_id", scenario));
 
-        Assert.Equal(StatusCode.FailedPrecondition, e.StatusCode);
-        Assert.StartsWith("candidate_id: scenario 'b' is SCENARIO_STATE_", e.Detail, StringComparison.Ordinal);
+        Assert.Equal(RefusalKind.FailedPrecondition, e.Kind);
+        Assert.StartsWith("candidate_id: scenario 'b' is SCENARIO_STATE_", e.Message, StringComparison.Ordinal);
         if (state == ScenarioState.Failed)
         {
-            Assert.Contains("agent 0 died", e.Detail, StringComparison.Ordinal);
+            Assert.Contains("agent 0 died", e.Message, StringComparison.Ordinal);
         }
     }
 
@@ -219,7 +219,7 @@ public sealed class ScenarioComparerTests
         ScenarioComparer.RequireComparable("baseline_id", stopped);
 
         stopped.Stats = null;
-        Assert.Equal(StatusCode.FailedPrecondition, Assert.Throws<RpcException>(() => ScenarioComparer.RequireComparable("baseline_id", stopped)).StatusCode);
+        Assert.Equal(RefusalKind.FailedPrecondition, Assert.Throws<RequestRefusedException>(() => ScenarioComparer.RequireComparable("baseline_id", stopped)).Kind);
     }
 
     private static MetricComparison Metric(CompareScenariosResponse response, string name) => response.Metrics.Single(m => m.Metric == name);

@@ -1,6 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Control;
-using IpcBench.GrpcLite;
+using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
 
@@ -31,14 +31,14 @@ public sealed class ScenarioQueryTests
     public void UnknownTransport_IsInvalid_ListingTheKnownOnes()
     {
         var e = AssertInvalid(new ListScenariosRequest { Transport = "carrier-pigeon" }, "transport: 'carrier-pigeon' is not a transport; one of: ");
-        Assert.Contains("uds", e.Detail, StringComparison.Ordinal);
+        Assert.Contains("uds", e.Message, StringComparison.Ordinal);
     }
 
     [Fact]
     public void UnknownState_IsInvalid_ListingTheStates()
     {
         var e = AssertInvalid(new ListScenariosRequest { State = (ScenarioState)42 }, "state: unknown value 42; allowed: SCENARIO_STATE_PENDING");
-        Assert.Contains("SCENARIO_STATE_FAILED", e.Detail, StringComparison.Ordinal);
+        Assert.Contains("SCENARIO_STATE_FAILED", e.Message, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -65,11 +65,11 @@ public sealed class ScenarioQueryTests
         AssertInvalid(new ListScenariosRequest { PageToken = "Zm9vfGJhcg" }, "page_token: is not a next_page_token this daemon issued");
     }
 
-    private static RpcException AssertInvalid(ListScenariosRequest request, string detailStart)
+    private static RequestRefusedException AssertInvalid(ListScenariosRequest request, string detailStart)
     {
-        var e = Assert.Throws<RpcException>(() => ScenarioQuery.From(Transports, request));
-        Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
-        Assert.StartsWith(detailStart, e.Detail, StringComparison.Ordinal);
+        var e = Assert.Throws<RequestRefusedException>(() => ScenarioQuery.From(Transports, request));
+        Assert.Equal(RefusalKind.InvalidArgument, e.Kind);
+        Assert.StartsWith(detailStart, e.Message, StringComparison.Ordinal);
         return e;
     }
 }

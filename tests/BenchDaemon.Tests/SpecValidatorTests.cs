@@ -1,7 +1,7 @@
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.GrpcLite;
+using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
@@ -25,11 +25,11 @@ public sealed class SpecValidatorTests
     [Fact]
     public void RoundTrip_OnATransportWithoutRoundTrip_IsInvalidArgumentNamingMode()
     {
-        var e = Assert.Throws<RpcException>(() => Validator.Resolve(Spec(Mode.RoundTrip)));
+        var e = Assert.Throws<RequestRefusedException>(() => Validator.Resolve(Spec(Mode.RoundTrip)));
 
-        Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
-        Assert.StartsWith("spec.mode: ", e.Detail, StringComparison.Ordinal);
-        Assert.Contains(OneWayOnlyTransport.TransportId, e.Detail, StringComparison.Ordinal);
+        Assert.Equal(RefusalKind.InvalidArgument, e.Kind);
+        Assert.StartsWith("spec.mode: ", e.Message, StringComparison.Ordinal);
+        Assert.Contains(OneWayOnlyTransport.TransportId, e.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -1,6 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.GrpcLite;
+using Grpc.Core;
 using IpcBench.V1;
 using Xunit.Abstractions;
 
@@ -53,9 +53,9 @@ public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper outpu
 
         var e = await Assert.ThrowsAsync<RpcException>(() => _daemon.StartScenarioAsync(spec));
 
-        output.WriteLine($"{@case}: {e.StatusCode}: {e.Detail}");
+        output.WriteLine($"{@case}: {e.StatusCode}: {e.Status.Detail}");
         Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
-        Assert.StartsWith(field + ": ", e.Detail, StringComparison.Ordinal);
+        Assert.StartsWith(field + ": ", e.Status.Detail, StringComparison.Ordinal);
         Assert.Equal(before, (await _daemon.ListScenariosAsync()).Count);
     }
 
@@ -66,8 +66,8 @@ public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper outpu
         var e = await Assert.ThrowsAsync<RpcException>(() => _daemon.StartScenarioAsync(Valid.With(s => s.Transport = new string('x', 200_000))));
 
         Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
-        Assert.StartsWith("spec.transport: ", e.Detail, StringComparison.Ordinal);
-        Assert.True(e.Detail.Length < 4096, $"{e.Detail.Length} characters");
+        Assert.StartsWith("spec.transport: ", e.Status.Detail, StringComparison.Ordinal);
+        Assert.True(e.Status.Detail.Length < 4096, $"{e.Status.Detail.Length} characters");
         Assert.NotEmpty(await _daemon.ListTransportsAsync());
     }
 
@@ -78,7 +78,7 @@ public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper outpu
             _daemon.Channel.UnaryAsync("/ipcbench.v1.BenchControl/StartScenario", new StartScenarioRequest(), StartScenarioResponse.Parser));
 
         Assert.Equal(StatusCode.InvalidArgument, e.StatusCode);
-        Assert.StartsWith("spec: ", e.Detail, StringComparison.Ordinal);
+        Assert.StartsWith("spec: ", e.Status.Detail, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -99,7 +99,7 @@ public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper outpu
         Assert.All([get, stop, watch], e =>
         {
             Assert.Equal(StatusCode.NotFound, e.StatusCode);
-            Assert.Contains(id, e.Detail, StringComparison.Ordinal);
+            Assert.Contains(id, e.Status.Detail, StringComparison.Ordinal);
         });
     }
 

@@ -1,17 +1,21 @@
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
-using IpcBench.GrpcLite;
+using Grpc.Core;
 using IpcBench.Transports;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Control;
 
-/// <summary>The ipcbench.v1.BenchControl RPCs users call with grpcurl.</summary>
+/// <summary>
+/// The ipcbench.v1.BenchControl RPCs users call with grpcurl. Refusals are the engine's RequestRefusedException, turned
+/// into statuses by RefusalInterceptor; nothing here picks a status code.
+/// </summary>
 public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatalog catalog, TransportRegistry transports, Agents.AgentLauncher launcher)
+    : BenchControl.BenchControlBase
 {
     private static readonly TimeSpan WatchInterval = TimeSpan.FromSeconds(1);
 
-    public Task<ListTransportsResponse> ListTransports(ListTransportsRequest request, GrpcCallContext context)
+    public override Task<ListTransportsResponse> ListTransports(ListTransportsRequest request, ServerCallContext context)
     {
         var response = new ListTransportsResponse();
         foreach (var transport in transports.All)
@@ -39,16 +43,16 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
         return Task.FromResult(response);
     }
 
-    public Task<StartScenarioResponse> StartScenario(StartScenarioRequest request, GrpcCallContext context)
+    public override Task<StartScenarioResponse> StartScenario(StartScenarioRequest request, ServerCallContext context)
     {
         var run = scenarios.Start(request.Spec);
         return Task.FromResult(new StartScenarioResponse { Id = run.Id, Scenario = run.Snapshot() });
     }
 
-    public Task<Scenario> GetScenario(GetScenarioRequest request, GrpcCallContext context) =>
+    public override Task<Scenario> GetScenario(GetScenarioRequest request, ServerCallContext context) =>
         Task.FromResult(catalog.Get(request.Id));
 
-    public Task<ListScenariosResponse> ListScenarios(ListScenariosRequest request, GrpcCallContext context)
+    public override Task<ListScenariosResponse> ListScenarios(ListScenariosRequest request, ServerCallContext context)
     {
         var query = ScenarioQuery.From(transports, request);
         var (page, more) = catalog.List(query.Filter, query.After, query.PageSize);
@@ -62,7 +66,7 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
         return Task.FromResult(response);
     }
 
-    public async Task<Scenario> StopScenario(StopScenarioRequest request, GrpcCallContext context)
+    public override async Task<Scenario> StopScenario(StopScenarioRequest request, ServerCallContext context)
     {
         var (run, stored) = catalog.Find(request.Id);
         if (run is null)
@@ -77,14 +81,14 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
         return run.Snapshot();
     }
 
-    public async Task WatchScenario(WatchScenarioRequest request, IServerStreamWriter<Scenario> writer, GrpcCallContext context)
+    public override async Task WatchScenario(WatchScenarioRequest request, IServerStreamWriter<Scenario> responseStream, ServerCallContext context)
     {
         var (run, stored) = catalog.Find(request.Id);
         var cancellationToken = context.CancellationToken;
         if (run is null)
         {
             // A stored scenario has finished: its final snapshot, and the stream ends, as for a live one.
-            await writer.WriteAsync(stored, cancellationToken).ConfigureAwait(false);
+            await responseStream.WriteAsync(stored, cancellationToken).ConfigureAwait(false);
             return;
         }
 
@@ -93,7 +97,7 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
             // Decide on the snapshot sent, not on Completion: a scenario is in its final state a moment before it has
             // released its agents, and a tick in between must not send the final snapshot twice.
             var snapshot = run.Snapshot();
-            await writer.WriteAsync(snapshot, cancellationToken).ConfigureAwait(false);
+            await responseStream.WriteAsync(snapshot, cancellationToken).ConfigureAwait(false);
             if (snapshot.State is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed)
             {
                 return;
@@ -104,14 +108,14 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
         }
     }
 
-    public Task<ExportScenariosResponse> ExportScenarios(ExportScenariosRequest request, GrpcCallContext context)
+    public override Task<ExportScenariosResponse> ExportScenarios(ExportScenariosRequest request, ServerCallContext context)
     {
         var format = request.Format switch
         {
             ExportFormat.Unspecified or ExportFormat.Json => ExportFormat.Json,
             ExportFormat.Csv => ExportFormat.Csv,
             ExportFormat.HdrLog => ExportFormat.HdrLog,
-            _ => throw new RpcException(StatusCode.InvalidArgument, $"format: unknown value {(int)request.Format}; allowed: EXPORT_FORMAT_JSON, EXPORT_FORMAT_CSV, EXPORT_FORMAT_HDR_LOG"),
+            _ => throw new RequestRefusedException(RefusalKind.InvalidArgument, "format", $"unknown value {(int)request.Format}; allowed: EXPORT_FORMAT_JSON, EXPORT_FORMAT_CSV, EXPORT_FORMAT_HDR_LOG"),
         };
 
         var response = new ExportScenariosResponse { Format = format };
@@ -120,7 +124,7 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
         {
             if (request.Ids.Count > ScenarioQuery.MaxPageSize)
             {
-                throw new RpcException(StatusCode.InvalidArgument, $"ids: at most {ScenarioQuery.MaxPageSize} per export; got {request.Ids.Count}");
+                throw new RequestRefusedException(RefusalKind.InvalidArgument, "ids", $"at most {ScenarioQuery.MaxPageSize} per export; got {request.Ids.Count}");
             }
 
             records = [.. request.Ids.Select((id, i) => catalog.Record(catalog.Get(id, $"ids[{i}]")))];
@@ -157,7 +161,7 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
         return Task.FromResult(response);
     }
 
-    public Task<CompareScenariosResponse> CompareScenarios(CompareScenariosRequest request, GrpcCallContext context)
+    public override Task<CompareScenariosResponse> CompareScenarios(CompareScenariosRequest request, ServerCallContext context)
     {
         double threshold = ScenarioComparer.ResolveThreshold(request.ThresholdPercent);
         var baseline = catalog.Get(request.BaselineId, "baseline_id");

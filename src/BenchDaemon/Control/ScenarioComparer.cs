@@ -1,6 +1,5 @@
 using System.Globalization;
 using IpcBench.Daemon.Scenarios;
-using IpcBench.GrpcLite;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Control;
@@ -25,8 +24,8 @@ public static class ScenarioComparer
     {
         if (double.IsNaN(thresholdPercent) || thresholdPercent < 0 || thresholdPercent > MaxThresholdPercent)
         {
-            throw new RpcException(StatusCode.InvalidArgument,
-                $"threshold_percent: must be more than 0 and at most {MaxThresholdPercent:0} (0 means {DefaultThresholdPercent:0}); got {thresholdPercent.ToString(CultureInfo.InvariantCulture)}");
+            throw new RequestRefusedException(RefusalKind.InvalidArgument, "threshold_percent",
+                $"must be more than 0 and at most {MaxThresholdPercent:0} (0 means {DefaultThresholdPercent:0}); got {thresholdPercent.ToString(CultureInfo.InvariantCulture)}");
         }
 
         return thresholdPercent == 0 ? DefaultThresholdPercent : thresholdPercent;
@@ -38,13 +37,13 @@ public static class ScenarioComparer
         if (scenario.State is not (ScenarioState.Completed or ScenarioState.Stopped))
         {
             var why = scenario.State == ScenarioState.Failed ? $" ({scenario.Error})" : string.Empty;
-            throw new RpcException(StatusCode.FailedPrecondition,
-                $"{field}: scenario '{scenario.Id}' is {StateName(scenario.State)}{why}; only SCENARIO_STATE_COMPLETED or SCENARIO_STATE_STOPPED scenarios can be compared");
+            throw new RequestRefusedException(RefusalKind.FailedPrecondition, field,
+                $"scenario '{scenario.Id}' is {StateName(scenario.State)}{why}; only SCENARIO_STATE_COMPLETED or SCENARIO_STATE_STOPPED scenarios can be compared");
         }
 
         if (scenario.Stats is null)
         {
-            throw new RpcException(StatusCode.FailedPrecondition, $"{field}: scenario '{scenario.Id}' has no stats to compare");
+            throw new RequestRefusedException(RefusalKind.FailedPrecondition, field, $"scenario '{scenario.Id}' has no stats to compare");
         }
     }
 

@@ -3,7 +3,7 @@ using System.Security.Cryptography;
 using System.Text;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Persistence;
-using IpcBench.GrpcLite;
+using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
 
@@ -138,5 +138,5 @@ public sealed record ScenarioQuery(ScenarioFilter Filter, ScenarioKey? After, in
         return Convert.FromBase64String(padded + new string('=', (4 - padded.Length % 4) % 4));
     }
 
-    private static RpcException Invalid(string field, string message) => new(StatusCode.InvalidArgument, $"{field}: {message}");
+    private static RequestRefusedException Invalid(string field, string message) => new(RefusalKind.InvalidArgument, field, message);
 }

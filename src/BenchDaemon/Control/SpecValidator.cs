@@ -1,5 +1,5 @@
 using IpcBench.Daemon.Hosting;
-using IpcBench.GrpcLite;
+using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
@@ -32,7 +32,7 @@ public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonO
             ?? throw Invalid("spec.transport", $"'{Quote(spec.Transport)}' is not a transport; one of: {known}");
         if (transport.UnavailableReason is { } reason)
         {
-            throw new RpcException(StatusCode.FailedPrecondition, $"spec.transport: '{transport.Id}' is not available on this machine: {reason}");
+            throw new RequestRefusedException(RefusalKind.FailedPrecondition, "spec.transport", $"'{transport.Id}' is not available on this machine: {reason}");
         }
 
         var capabilities = transport.Capabilities;
@@ -146,5 +146,5 @@ public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonO
     /// <summary>Enough of a value the caller sent to recognise it; the rest would only bloat the status message.</summary>
     private static string Quote(string value) => value.Length <= 64 ? value : string.Concat(value.AsSpan(0, 64), "...");
 
-    private static RpcException Invalid(string field, string message) => new(StatusCode.InvalidArgument, $"{field}: {message}");
+    private static RequestRefusedException Invalid(string field, string message) => new(RefusalKind.InvalidArgument, field, message);
 }

@@ -1,12 +1,15 @@
+using System.IO.Compression;
+using Grpc.Net.Compression;
+using Grpc.Reflection;
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Observability;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
-using IpcBench.GrpcLite;
 using IpcBench.Transports;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
+using ProtoServiceDescriptor = Google.Protobuf.Reflection.ServiceDescriptor;
 
 namespace IpcBench.Daemon.Hosting;
 
@@ -48,18 +51,7 @@ public static class DaemonHost
         builder.Services.AddSingleton<ScenarioManager>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ScenarioManager>());
         builder.Services.AddSingleton<ScenarioCatalog>();
-        builder.Services.AddSingleton<BenchControlService>();
-        builder.Services.AddSingleton<AgentLinkService>();
-        builder.Services.AddGrpcLite();
-        // The token guards the control port only: agents prove themselves on their socket with per-agent tokens.
-        builder.Services.AddGrpcLiteBearerToken()
-            .Configure<ControlPlaneSecurity>((bearer, security) =>
-            {
-                bearer.Enabled = security.TokenRequired;
-                bearer.Token = security.Token;
-                bearer.Listeners.Add(ControlPlaneSecurity.ControlListener);
-                bearer.Realm = "ipcbench";
-            });
+        AddControlPlane(builder.Services);
 
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
@@ -68,11 +60,7 @@ public static class DaemonHost
             var security = kestrel.ApplicationServices.GetRequiredService<ControlPlaneSecurity>();
             if (!string.IsNullOrWhiteSpace(daemon.ControlAddress))
             {
-                kestrel.ListenGrpcLite(daemon.ControlAddress, listen =>
-                {
-                    listen.Name = ControlPlaneSecurity.ControlListener;
-                    listen.Certificate = security.Certificate;
-                });
+                kestrel.ListenGrpc(daemon.ControlAddress, ControlPlaneSecurity.ControlListener, security.Certificate);
             }
 
             if (!string.IsNullOrWhiteSpace(daemon.MetricsAddress))
@@ -80,7 +68,7 @@ public static class DaemonHost
                 kestrel.ListenMetrics(daemon.MetricsAddress, daemon.ControlAddress);
             }
 
-            kestrel.ListenGrpcLite("unix:" + runtime.AgentSocketPath, listen => listen.Name = ControlPlaneSecurity.AgentListener);
+            kestrel.ListenGrpc("unix:" + runtime.AgentSocketPath, ControlPlaneSecurity.AgentListener);
         });
 
         var app = builder.Build();
@@ -88,63 +76,57 @@ public static class DaemonHost
         // directory already keeps others out; this keeps the socket private even if the directory were ever opened up.
         app.Lifetime.ApplicationStarted.Register(() => app.Services.GetRequiredService<RuntimeDirectory>().RestrictAgentSocket());
         app.UseIpcBenchMetrics();
+        app.UseRouting();
+        app.UseAuthentication();
+        app.UseAuthorization();
+        app.UseListenerConfinement();
+        app.UseRequestMessageGuard(BenchControl.Descriptor, AgentLink.Descriptor, Grpc.Health.V1.Health.Descriptor);
         MapServices(app);
         return app;
     }
 
+    /// <summary>grpc-dotnet with the daemon's two services, reflection, health, the control token and the status mapping.</summary>
+    private static void AddControlPlane(IServiceCollection services)
+    {
+        services.AddGrpc(grpc =>
+        {
+            grpc.Interceptors.Add<RefusalInterceptor>();
+            // Compressed requests are accepted; responses stay uncompressed unless a client asks (no ResponseCompressionAlgorithm).
+            grpc.CompressionProviders = [new GzipCompressionProvider(CompressionLevel.Fastest), new DeflateCompressionProvider(CompressionLevel.Fastest)];
+        });
+        services.AddSingleton<BenchControlService>();
+        services.AddSingleton<AgentLinkService>();
+
+        // Reflection describes what the control port serves, not the agents' private link; registered before
+        // AddGrpcReflection, whose own registrations (every mapped service) then stand aside.
+        ProtoServiceDescriptor[] described =
+        [
+            BenchControl.Descriptor,
+            Grpc.Health.V1.Health.Descriptor,
+            Grpc.Reflection.V1.ServerReflection.Descriptor,
+            Grpc.Reflection.V1Alpha.ServerReflection.Descriptor,
+        ];
+        services.AddSingleton(new ReflectionServiceImpl(described));
+        services.AddSingleton(new ReflectionV1ServiceImpl(described));
+        services.AddGrpcReflection();
+
+        services.AddGrpcHealthChecks(health =>
+        {
+            health.Services.Clear();
+            health.Services.Map("", _ => true);
+            health.Services.Map(BenchControl.Descriptor.FullName, _ => true);
+        }).AddCheck<ReadinessCheck>(ReadinessCheck.Name);
+
+        services.AddControlTokenAuthorization();
+    }
+
     private static void MapServices(WebApplication app)
     {
-        var control = app.Services.GetRequiredService<BenchControlService>();
-        // Every control-plane call is a server span (Telemetry.Traced); the agent link's reports are not traced.
-        // The control plane and reflection are served on the control port only, the agent link on the agents' private
-        // socket only; health answers on both.
-        app.MapGrpcLiteService(BenchControl.Descriptor, s => s
-            .OnlyOnListeners(ControlPlaneSecurity.ControlListener)
-            .TracedUnary<ListTransportsRequest, ListTransportsResponse>(nameof(control.ListTransports), control.ListTransports)
-            .TracedUnary<StartScenarioRequest, StartScenarioResponse>(nameof(control.StartScenario), control.StartScenario)
-            .TracedUnary<GetScenarioRequest, Scenario>(nameof(control.GetScenario), control.GetScenario)
-            .TracedUnary<ListScenariosRequest, ListScenariosResponse>(nameof(control.ListScenarios), control.ListScenarios)
-            .TracedUnary<StopScenarioRequest, Scenario>(nameof(control.StopScenario), control.StopScenario)
-            .TracedServerStreaming<WatchScenarioRequest, Scenario>(nameof(control.WatchScenario), control.WatchScenario)
-            .TracedUnary<ExportScenariosRequest, ExportScenariosResponse>(nameof(control.ExportScenarios), control.ExportScenarios)
-            .TracedUnary<CompareScenariosRequest, CompareScenariosResponse>(nameof(control.CompareScenarios), control.CompareScenarios));
-
-        var agents = app.Services.GetRequiredService<AgentLinkService>();
-        app.MapGrpcLiteService(AgentLink.Descriptor, s => s
-            .OnlyOnListeners(ControlPlaneSecurity.AgentListener)
-            .ServerStreaming<AttachRequest, AgentCommand>(nameof(agents.Attach), agents.Attach)
-            .Unary<AgentReport, ReportAck>(nameof(agents.Report), agents.Report));
-
-        app.MapGrpcLiteReflection(ControlPlaneSecurity.ControlListener);
-        app.MapGrpcLiteHealth();
-        app.Services.GetRequiredService<GrpcLiteHealthService>()
-            .SetStatus(BenchControl.Descriptor.FullName, IpcBench.GrpcLite.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving);
+        // BenchControl and reflection on the control port only, the agent link on the agents' private socket only; health
+        // on both, and without the token. The control token's policy is the fallback policy, so it covers the rest.
+        app.MapGrpcService<BenchControlService>().OnlyOnListener(ControlPlaneSecurity.ControlListener).RequireAuthorization(ControlTokenRequirement.PolicyName);
+        app.MapGrpcReflectionService().OnlyOnListener(ControlPlaneSecurity.ControlListener).RequireAuthorization(ControlTokenRequirement.PolicyName);
+        app.MapGrpcService<AgentLinkService>().OnlyOnListener(ControlPlaneSecurity.AgentListener);
+        app.MapGrpcHealthChecksService().AllowAnonymous();
     }
-}
-
-/// <summary>The generated code has no service stubs (GrpcServices="None"); these name the service descriptors.</summary>
-internal static class BenchControl
-{
-    public static Google.Protobuf.Reflection.ServiceDescriptor Descriptor => ControlReflection.Descriptor.Services.Single(s => s.Name == "BenchControl");
-}
-
-internal static class AgentLink
-{
-    public static Google.Protobuf.Reflection.ServiceDescriptor Descriptor => AgentReflection.Descriptor.Services.Single(s => s.Name == "AgentLink");
-}
-
-/// <summary>Control-plane methods registered as server spans (<see cref="Telemetry.Traced{TRequest, TResponse}(string, string, Func{TRequest, GrpcCallContext, Task{TResponse}})"/>) of their service.</summary>
-internal static class TracedServiceBuilderExtensions
-{
-    public static GrpcLiteServiceBuilder TracedUnary<TRequest, TResponse>(
-        this GrpcLiteServiceBuilder builder, string method, Func<TRequest, GrpcCallContext, Task<TResponse>> handler)
-        where TRequest : class, Google.Protobuf.IMessage<TRequest>, new()
-        where TResponse : class, Google.Protobuf.IMessage<TResponse> =>
-        builder.Unary(method, Telemetry.Traced(builder.Service.FullName, method, handler));
-
-    public static GrpcLiteServiceBuilder TracedServerStreaming<TRequest, TResponse>(
-        this GrpcLiteServiceBuilder builder, string method, Func<TRequest, IServerStreamWriter<TResponse>, GrpcCallContext, Task> handler)
-        where TRequest : class, Google.Protobuf.IMessage<TRequest>, new()
-        where TResponse : class, Google.Protobuf.IMessage<TResponse> =>
-        builder.ServerStreaming(method, Telemetry.Traced(builder.Service.FullName, method, handler));
 }

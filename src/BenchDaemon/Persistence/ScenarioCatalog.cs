@@ -1,5 +1,4 @@
 using IpcBench.Daemon.Scenarios;
-using IpcBench.GrpcLite;
 using IpcBench.V1;
 using Microsoft.Data.Sqlite;
 
@@ -19,7 +18,7 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
     {
         if (string.IsNullOrEmpty(id))
         {
-            throw new RpcException(StatusCode.InvalidArgument, $"{field}: is required");
+            throw new RequestRefusedException(RefusalKind.InvalidArgument, field, "is required");
         }
 
         if (scenarios.Find(id) is { } run)
@@ -28,7 +27,7 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
         }
 
         var stored = Read(store => store.Get(id));
-        return stored is null ? throw new RpcException(StatusCode.NotFound, $"{field}: no scenario '{id}'") : (null, stored);
+        return stored is null ? throw new RequestRefusedException(RefusalKind.NotFound, field, $"no scenario '{id}'") : (null, stored);
     }
 
     /// <summary>A page, newest first, and whether more follow it.</summary>
@@ -81,7 +80,7 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
         catch (Exception e) when (e is SqliteException or IOException or InvalidOperationException or Google.Protobuf.InvalidProtocolBufferException)
         {
             logger.LogError(e, "Reading the scenario database {DatabasePath} failed", store.Path);
-            throw new RpcException(StatusCode.Unavailable, $"the scenario database cannot be read: {e.Message}");
+            throw new RequestRefusedException(RefusalKind.Unavailable, field: null, $"the scenario database cannot be read: {e.Message}");
         }
     }
 }

@@ -5,7 +5,6 @@ using IpcBench.Daemon.Cli;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
-using IpcBench.GrpcLite;
 using IpcBench.Transports;
 using IpcBench.V1;
 using Serilog;
@@ -149,7 +148,7 @@ public static class RunCommand
             {
                 run = manager.Start(specs[i]);
             }
-            catch (RpcException e)
+            catch (RequestRefusedException e)
             {
                 Console.Error.WriteLine($"error: {e.Message}");
                 return 2;

@@ -1,7 +1,6 @@
 using System.Globalization;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
-using IpcBench.GrpcLite;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Scenarios;
@@ -56,7 +55,7 @@ public sealed class AdmissionControl(IOptions<DaemonOptions> options, RuntimeDir
         }
     }
 
-    private static RpcException Exhausted(string message) => new(StatusCode.ResourceExhausted, message);
+    private static RequestRefusedException Exhausted(string message) => new(RefusalKind.ResourceExhausted, field: null, message);
 
     private static string Mib(long bytes) => string.Create(CultureInfo.InvariantCulture, $"{bytes / (1024.0 * 1024.0):0.0} MiB ({bytes} B)");
 

@@ -4,7 +4,6 @@ using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Persistence;
-using IpcBench.GrpcLite;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
 
@@ -36,14 +35,14 @@ public sealed class ScenarioManager(
         var resolved = validator.Resolve(spec);
         if (resolved.Transport.Capabilities.CrossProcess && launcher.UnavailableReason is { } reason)
         {
-            throw new RpcException(StatusCode.FailedPrecondition, $"agents cannot be started: {reason}");
+            throw new RequestRefusedException(RefusalKind.FailedPrecondition, field: null, $"agents cannot be started: {reason}");
         }
 
         lock (_admission)
         {
             if (_shuttingDown)
             {
-                throw new RpcException(StatusCode.Unavailable, "the daemon is shutting down");
+                throw new RequestRefusedException(RefusalKind.Unavailable, field: null, "the daemon is shutting down");
             }
 
             // 12 hex digits: unique enough, and short enough for socket paths (108-byte limit).

@@ -1,9 +1,11 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using Google.Protobuf;
-using IpcBench.GrpcLite;
-using IpcBench.GrpcLite.Health.V1;
+using Grpc.Core;
+using Grpc.Health.V1;
+using Grpc.Net.Client;
 using IpcBench.V1;
 using Xunit.Abstractions;
 
@@ -17,7 +19,6 @@ namespace IpcBench.Daemon.Tests.Infrastructure;
 /// </summary>
 internal sealed class DaemonProcess : IAsyncDisposable
 {
-    private const string Service = "/ipcbench.v1.BenchControl/";
     private static readonly TimeSpan StartTimeout = TimeSpan.FromSeconds(30);
     private static readonly TimeSpan CallDeadline = TimeSpan.FromSeconds(40);
 
@@ -35,12 +36,13 @@ internal sealed class DaemonProcess : IAsyncDisposable
         MetricsPort = metricsPort;
         RuntimeBase = runtimeBase;
         DatabasePath = databasePath;
-        Address = $"127.0.0.1:{port}";
+        Address = settings.ControlSocket is { } socket ? "unix:" + socket : $"127.0.0.1:{port}";
         Settings = settings;
-        Channel = new GrpcLiteChannel(
-            (settings.TrustedCertificate is null ? "http://" : "https://") + Address,
-            settings.Token is { } token ? [new("authorization", $"Bearer {token}")] : null,
+        Channel = GrpcClients.Create(
+            settings.ControlSocket is not null ? Address : (settings.TrustedCertificate is null ? "http://" : "https://") + Address,
+            settings.Token is { } token ? $"Bearer {token}" : null,
             settings.TrustedCertificate);
+        Control = new BenchControl.BenchControlClient(Channel);
     }
 
     /// <summary>How this daemon was started.</summary>
@@ -55,7 +57,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
 
     public Uri MetricsUrl => new($"http://127.0.0.1:{MetricsPort}/metrics");
 
-    /// <summary>host:port of the control plane, as grpcurl takes it.</summary>
+    /// <summary>host:port of the control plane, as grpcurl takes it (unix:/path with <see cref="DaemonSettings.ControlSocket"/>).</summary>
     public string Address { get; }
 
     /// <summary>The IpcBench:RuntimeDirectory passed to the daemon; it keeps its sockets in <see cref="RuntimeDirectory"/>.</summary>
@@ -70,7 +72,10 @@ internal sealed class DaemonProcess : IAsyncDisposable
     /// <summary>Prefix of the socket files .NET named pipes of this daemon create (names embed the owner pid).</summary>
     public string NamedPipePrefix => $"CoreFxPipe_ipcbench.{Pid}.";
 
-    public GrpcLiteChannel Channel { get; }
+    public GrpcChannel Channel { get; }
+
+    /// <summary>The generated BenchControl client on <see cref="Channel"/>.</summary>
+    public BenchControl.BenchControlClient Control { get; }
 
     public bool HasExited => _process.HasExited;
 
@@ -127,7 +132,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
                 UseShellExecute = false,
                 WorkingDirectory = runtimeBase,
             };
-            foreach (var argument in (string[])["serve", "--listen", $"{settings.ListenHost}:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
+            foreach (var argument in (string[])["serve", "--listen", settings.ControlSocket is { } controlSocket ? "unix:" + controlSocket : $"{settings.ListenHost}:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
                 $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", $"--IpcBench:DatabasePath={databasePath}", .. settings.Configuration])
             {
                 start.ArgumentList.Add(argument);
@@ -191,8 +196,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
 
             try
             {
-                var health = await Channel.UnaryAsync("/grpc.health.v1.Health/Check", new HealthCheckRequest(), HealthCheckResponse.Parser,
-                    deadline: TimeSpan.FromSeconds(2));
+                var health = await new Health.HealthClient(Channel).CheckAsync(new HealthCheckRequest(), deadline: DateTime.UtcNow.AddSeconds(2));
                 if (health.Status == HealthCheckResponse.Types.ServingStatus.Serving)
                 {
                     return;
@@ -212,35 +216,41 @@ internal sealed class DaemonProcess : IAsyncDisposable
     }
 
     public async Task<IReadOnlyList<TransportInfo>> ListTransportsAsync() =>
-        [.. (await CallAsync<ListTransportsRequest, ListTransportsResponse>("ListTransports", new())).Transports];
+        [.. (await Control.ListTransportsAsync(new(), deadline: Deadline())).Transports];
 
     /// <summary>Starts a scenario and returns the snapshot StartScenario answered with.</summary>
     public async Task<Scenario> StartScenarioAsync(ScenarioSpec spec)
     {
-        var response = await CallAsync<StartScenarioRequest, StartScenarioResponse>("StartScenario", new() { Spec = spec });
+        var response = await Control.StartScenarioAsync(new() { Spec = spec }, deadline: Deadline());
         Assert.False(string.IsNullOrEmpty(response.Id), "StartScenario returned no id");
         Assert.Equal(response.Id, response.Scenario?.Id);
         return response.Scenario!;
     }
 
-    public Task<Scenario> GetScenarioAsync(string id) => CallAsync<GetScenarioRequest, Scenario>("GetScenario", new() { Id = id });
+    public async Task<Scenario> GetScenarioAsync(string id) => await Control.GetScenarioAsync(new() { Id = id }, deadline: Deadline());
 
-    public Task<Scenario> StopScenarioAsync(string id) => CallAsync<StopScenarioRequest, Scenario>("StopScenario", new() { Id = id });
+    public async Task<Scenario> StopScenarioAsync(string id) => await Control.StopScenarioAsync(new() { Id = id }, deadline: Deadline());
 
     public async Task<IReadOnlyList<Scenario>> ListScenariosAsync() =>
-        [.. (await CallAsync<ListScenariosRequest, ListScenariosResponse>("ListScenarios", new())).Scenarios];
+        [.. (await Control.ListScenariosAsync(new(), deadline: Deadline())).Scenarios];
 
-    public Task<ListScenariosResponse> ListScenariosAsync(ListScenariosRequest request) =>
-        CallAsync<ListScenariosRequest, ListScenariosResponse>("ListScenarios", request);
+    public async Task<ListScenariosResponse> ListScenariosAsync(ListScenariosRequest request) =>
+        await Control.ListScenariosAsync(request, deadline: Deadline());
 
-    public Task<ExportScenariosResponse> ExportScenariosAsync(ExportScenariosRequest request) =>
-        CallAsync<ExportScenariosRequest, ExportScenariosResponse>("ExportScenarios", request);
+    public async Task<ExportScenariosResponse> ExportScenariosAsync(ExportScenariosRequest request) =>
+        await Control.ExportScenariosAsync(request, deadline: Deadline());
 
-    public Task<CompareScenariosResponse> CompareScenariosAsync(CompareScenariosRequest request) =>
-        CallAsync<CompareScenariosRequest, CompareScenariosResponse>("CompareScenarios", request);
+    public async Task<CompareScenariosResponse> CompareScenariosAsync(CompareScenariosRequest request) =>
+        await Control.CompareScenariosAsync(request, deadline: Deadline());
 
-    public IAsyncEnumerable<Scenario> WatchScenarioAsync(string id, CancellationToken cancellationToken = default) =>
-        Channel.ServerStreamingAsync(Service + "WatchScenario", new WatchScenarioRequest { Id = id }, Scenario.Parser, cancellationToken);
+    public async IAsyncEnumerable<Scenario> WatchScenarioAsync(string id, [EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        using var call = Control.WatchScenario(new WatchScenarioRequest { Id = id }, cancellationToken: cancellationToken);
+        while (await call.ResponseStream.MoveNext(cancellationToken))
+        {
+            yield return call.ResponseStream.Current;
+        }
+    }
 
     /// <summary>Starts a scenario and waits for its result.</summary>
     public async Task<Scenario> RunScenarioAsync(ScenarioSpec spec, TimeSpan? timeout = null)
@@ -321,10 +331,7 @@ internal sealed class DaemonProcess : IAsyncDisposable
     private static TimeSpan DefaultTimeout(ScenarioSpec spec) =>
         TimeSpan.FromSeconds(30) + (spec.Duration?.ToTimeSpan() ?? TimeSpan.Zero) + (spec.Warmup?.ToTimeSpan() ?? TimeSpan.Zero);
 
-    private Task<TResponse> CallAsync<TRequest, TResponse>(string method, TRequest request)
-        where TRequest : IMessage
-        where TResponse : class, IMessage<TResponse>, new() =>
-        Channel.UnaryAsync(Service + method, request, new MessageParser<TResponse>(() => new TResponse()), deadline: CallDeadline);
+    private static DateTime Deadline() => DateTime.UtcNow + CallDeadline;
 
     public async ValueTask DisposeAsync()
     {
@@ -389,6 +396,9 @@ internal sealed record DaemonSettings
 
     /// <summary>The host of --listen; the port is always a free one. Tests still connect over 127.0.0.1.</summary>
     public string ListenHost { get; init; } = "127.0.0.1";
+
+    /// <summary>A Unix socket path for the control plane instead of a loopback port (--listen unix:PATH).</summary>
+    public string? ControlSocket { get; init; }
 
     /// <summary>The bearer token <see cref="DaemonProcess.Channel"/> sends on every call.</summary>
     public string? Token { get; init; }
