@@ -25,15 +25,10 @@ public static class Listeners
     public static void ListenGrpc(this KestrelServerOptions kestrel, string address, string name, X509Certificate2? certificate = null)
     {
         ArgumentNullException.ThrowIfNull(kestrel);
-        var feature = new ListenerFeature(name);
         void Configure(ListenOptions listen)
         {
             listen.Protocols = HttpProtocols.Http2;
-            listen.Use(next => connection =>
-            {
-                connection.Features.Set(feature);
-                return next(connection);
-            });
+            listen.TagConnections(name);
             if (certificate is not null)
             {
                 listen.UseHttps(certificate);
@@ -68,6 +63,21 @@ public static class Listeners
         }
     }
 
+    /// <summary>Tags every connection of this listener with a <see cref="ListenerFeature"/> named <paramref name="name"/>.</summary>
+    public static void TagConnections(this ListenOptions listen, string name)
+    {
+        ArgumentNullException.ThrowIfNull(listen);
+        var feature = new ListenerFeature(name);
+        listen.Use(next => connection =>
+        {
+            connection.Features.Set(feature);
+            return next(connection);
+        });
+    }
+
+    /// <summary>Whether the request came in on the listener <paramref name="name"/>.</summary>
+    public static bool IsOnListener(this HttpContext context, string name) => context.Features.Get<ListenerFeature>()?.Name == name;
+
     /// <summary>Serves these endpoints only on the listener <paramref name="name"/>; elsewhere they answer UNIMPLEMENTED.</summary>
     public static TBuilder OnlyOnListener<TBuilder>(this TBuilder builder, string name)
         where TBuilder : IEndpointConventionBuilder =>
@@ -82,7 +92,7 @@ public static class Listeners
         {
             var endpoint = context.GetEndpoint();
             if (endpoint?.Metadata.GetMetadata<ServedOnListenerMetadata>() is { } confined
-                && context.Features.Get<ListenerFeature>()?.Name != confined.Listener)
+                && !context.IsOnListener(confined.Listener))
             {
                 var service = endpoint.Metadata.GetMetadata<GrpcMethodMetadata>()?.Method.ServiceName ?? endpoint.DisplayName;
                 await GrpcResponses.WriteStatusAsync(context, StatusCode.Unimplemented, $"Service {service} is not served on this endpoint.").ConfigureAwait(false);

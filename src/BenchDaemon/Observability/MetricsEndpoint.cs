@@ -1,7 +1,6 @@
 using System.Net;
 using IpcBench.Daemon.Hosting;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
-using Microsoft.Extensions.Options;
 using Prometheus;
 
 namespace IpcBench.Daemon.Observability;
@@ -10,6 +9,9 @@ namespace IpcBench.Daemon.Observability;
 public static class MetricsEndpoint
 {
     public const string Path = "/metrics";
+
+    /// <summary>The listener name of the metrics port (see <see cref="Listeners"/>).</summary>
+    public const string Listener = "metrics";
 
     /// <summary>The metrics port: plain HTTP/1.1 (what Prometheus speaks), separate from the h2c control port.</summary>
     public static void ListenMetrics(this KestrelServerOptions kestrel, string metricsAddress, string? controlAddress)
@@ -22,7 +24,12 @@ public static class MetricsEndpoint
             throw new ArgumentException($"IpcBench:MetricsAddress '{metricsAddress}' uses the control port {port}; give metrics a port of their own (default 9464).");
         }
 
-        static void Http1(ListenOptions listen) => listen.Protocols = HttpProtocols.Http1;
+        static void Http1(ListenOptions listen)
+        {
+            listen.Protocols = HttpProtocols.Http1;
+            listen.TagConnections(Listener);
+        }
+
         if (host is null)
         {
             kestrel.ListenLocalhost(port, Http1);
@@ -34,21 +41,14 @@ public static class MetricsEndpoint
     }
 
     /// <summary>
-    /// Requests on the metrics port go to a branch of their own: GET or HEAD /metrics to the exporter, 405 for other
-    /// methods there, 404 for any other path. Requests on other ports (and unix sockets) never enter it.
+    /// Requests on the metrics listener go to a branch of their own: GET or HEAD /metrics to the exporter, 405 for other
+    /// methods there, 404 for any other path. Requests on the other listeners never enter it.
     /// </summary>
     public static WebApplication UseIpcBenchMetrics(this WebApplication app)
     {
         ArgumentNullException.ThrowIfNull(app);
-        var address = app.Services.GetRequiredService<IOptions<DaemonOptions>>().Value.MetricsAddress;
-        if (string.IsNullOrWhiteSpace(address) || !TryParseAddress(address, out _, out var port))
-        {
-            return app;
-        }
-
         var registry = app.Services.GetRequiredService<DaemonMetrics>().Registry;
-        // Unix socket connections (the agent link) have no local IP address.
-        app.MapWhen(context => context.Connection.LocalIpAddress is not null && context.Connection.LocalPort == port, metrics =>
+        app.MapWhen(context => context.IsOnListener(Listener), metrics =>
         {
             metrics.Use(async (context, next) =>
             {
