@@ -19,7 +19,7 @@ public sealed class AgentFaultTests(ITestOutputHelper output)
     public static TheoryData<string, int> Faults()
     {
         var data = new TheoryData<string, int>();
-        foreach (var transport in (string[])["named-pipes", "uds", "tcp", "shm-ring", "iceoryx2"])
+        foreach (var transport in RegisteredTransports.CrossProcessIds)
         {
             data.Add(transport, ProcessTree.SigKill);
             data.Add(transport, ProcessTree.SigStop);

@@ -11,7 +11,9 @@ public sealed class CrossProcessScenarioTests(SharedDaemon shared, ITestOutputHe
     private readonly DaemonProcess _daemon = shared.Daemon;
     private readonly IDisposable _log = shared.Daemon.LogTo(output);
 
-    public static TheoryData<string> CrossProcessTransports => ["named-pipes", "uds", "tcp"];
+    public static TheoryData<string> CrossProcessTransports => RegisteredTransports.CrossProcess();
+
+    public static TheoryData<string> RoundTripTransports => RegisteredTransports.CrossProcessWithRoundTrip();
 
     public void Dispose() => _log.Dispose();
 
@@ -69,10 +71,11 @@ public sealed class CrossProcessScenarioTests(SharedDaemon shared, ITestOutputHe
             .Verify();
     }
 
-    [Fact]
-    public async Task RoundTrip_ReportsRoundTripLatency()
+    [Theory]
+    [MemberData(nameof(RoundTripTransports))]
+    public async Task RoundTrip_ReportsRoundTripLatency(string transport)
     {
-        var spec = Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Seconds(1), Specs.Milliseconds(100))
+        var spec = Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Seconds(1), Specs.Milliseconds(100))
             .With(s => s.Mode = Mode.RoundTrip);
 
         var result = await _daemon.RunScenarioAsync(spec);
@@ -91,11 +94,12 @@ public sealed class CrossProcessScenarioTests(SharedDaemon shared, ITestOutputHe
             .Verify();
     }
 
-    [Fact]
-    public async Task RateLimited_DeliversTheRequestedRate()
+    [Theory]
+    [MemberData(nameof(CrossProcessTransports))]
+    public async Task RateLimited_DeliversTheRequestedRate(string transport)
     {
         const double rate = 2000;
-        var spec = Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Seconds(2), Specs.Milliseconds(300))
+        var spec = Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Seconds(2), Specs.Milliseconds(300))
             .With(s => s.RatePerPublisher = rate);
 
         var result = await _daemon.RunScenarioAsync(spec);

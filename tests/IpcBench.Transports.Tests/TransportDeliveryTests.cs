@@ -9,6 +9,20 @@ public class TransportDeliveryTests
     // Transports that cannot run here (e.g. iceoryx2 built without its native library) are left out; their own tests say why.
     public static TheoryData<string> TransportIds() => new(TransportRegistry.CreateDefault().All.Where(t => t.UnavailableReason is null).Select(t => t.Id));
 
+    public static TheoryData<string, WaitMode> TransportWaitModes()
+    {
+        var data = new TheoryData<string, WaitMode>();
+        foreach (var transport in TransportRegistry.CreateDefault().All.Where(t => t.UnavailableReason is null))
+        {
+            foreach (var mode in transport.Capabilities.WaitModes)
+            {
+                data.Add(transport.Id, mode);
+            }
+        }
+
+        return data;
+    }
+
     private static ITransport Transport(string id) => TransportRegistry.CreateDefault().Find(id)!;
 
     [Theory]
@@ -71,10 +85,29 @@ public class TransportDeliveryTests
         Assert.Equal(0, outcome.Received.Corrupted);
     }
 
-    [Fact]
-    public void Header_only_runs_do_not_fail_verification()
+    [Theory]
+    [MemberData(nameof(TransportWaitModes))]
+    public void Every_declared_wait_mode_delivers_everything_in_both_directions(string id, WaitMode mode)
     {
-        var outcome = InProcessLoop.Run(Transport("uds"), publishers: 1, subscribers: 1, payloadBytes: 512, messagesPerPublisher: 5_000, full: false);
+        var stream = InProcessLoop.Run(Transport(id), publishers: 1, subscribers: 2, payloadBytes: 4000, messagesPerPublisher: 3_000, waitMode: mode);
+        Assert.Equal(6_000, stream.Received.Received);
+        Assert.Equal(0, stream.Received.Corrupted + stream.Received.Lost + stream.Received.Duplicated);
+        if (!Transport(id).Capabilities.SupportsRoundTrip)
+        {
+            return;
+        }
+
+        var roundTrip = InProcessLoop.Run(Transport(id), publishers: 1, subscribers: 1, payloadBytes: 8, messagesPerPublisher: 500, roundTrip: true, waitMode: mode);
+        Assert.Equal(500, roundTrip.Received.Received);
+        Assert.Equal(500, roundTrip.Latency.TotalCount);
+        Assert.Equal(0, roundTrip.BadEchoes);
+    }
+
+    [Theory]
+    [MemberData(nameof(TransportIds))]
+    public void Header_only_runs_do_not_fail_verification(string id)
+    {
+        var outcome = InProcessLoop.Run(Transport(id), publishers: 1, subscribers: 1, payloadBytes: 512, messagesPerPublisher: 5_000, full: false);
 
         Assert.Equal(5_000, outcome.Received.Received);
         Assert.Equal(0, outcome.Received.Corrupted);
