@@ -40,6 +40,7 @@ public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper outpu
         ["negative rate"] = ("spec.rate_per_publisher", Valid.With(s => s.RatePerPublisher = -1)),
         ["spin on named pipes"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "named-pipes"; s.WaitStrategy = WaitStrategy.Spin; })),
         ["yield on named pipes"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "named-pipes"; s.WaitStrategy = WaitStrategy.Yield; })),
+        ["spin on grpc-uds"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "grpc-uds"; s.WaitStrategy = WaitStrategy.Spin; })),
     };
 
     public static TheoryData<string> InvalidSpecCases => [.. InvalidSpecs.Keys];

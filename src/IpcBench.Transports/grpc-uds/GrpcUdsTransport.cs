@@ -14,7 +14,7 @@ public sealed class GrpcUdsTransport : ITransport
     public string Description =>
         "gRPC over a Unix socket (h2c): a Grpc.AspNetCore server on Kestrel per publisher, a server-streaming call per "
         + "subscriber (bidirectional in round trip) from Grpc.Net.Client. A message is a protobuf BenchMessage (header "
-        + "fields + bytes payload, 30-40 bytes of fields), framed by gRPC (5 bytes) in HTTP/2 DATA frames (9 bytes each, "
+        + "fields + bytes payload: ~30 bytes of fields at typical values), framed by gRPC (5 bytes) in HTTP/2 DATA frames (9 bytes each, "
         + "at most 16 KiB of data per frame). Async throughout: BLOCK only.";
 
     public TransportCapabilities Capabilities { get; } = new(
