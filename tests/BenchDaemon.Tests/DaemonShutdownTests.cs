@@ -29,9 +29,15 @@ public sealed class DaemonShutdownTests(ITestOutputHelper output) : IDisposable
     }
 
     [Iceoryx2Fact]
-    public async Task SigTerm_WhileUdsShmRingAndIceoryx2Run_EndsEachStoppedWithItsStatsAndNoLoss_AndARestartListsThemTheSame()
+    public Task SigTerm_WhileUdsShmRingAndIceoryx2Run_EndsEachStoppedWithItsStatsAndNoLoss_AndARestartListsThemTheSame() =>
+        SigTermWhileRunningAsync(["uds", "shm-ring", "iceoryx2"]);
+
+    [Fact]
+    public Task SigTerm_WhileGrpcUdsRuns_EndsItStoppedWithItsStatsAndNoLoss_AndARestartListsItTheSame() =>
+        SigTermWhileRunningAsync(["grpc-uds"]);
+
+    private async Task SigTermWhileRunningAsync(string[] transports)
     {
-        string[] transports = ["uds", "shm-ring", "iceoryx2"];
         var watched = new Dictionary<string, Scenario>();
         await using (var daemon = await DaemonProcess.StartAsync(Setup))
         {

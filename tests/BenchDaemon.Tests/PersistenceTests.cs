@@ -140,6 +140,10 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
     [Fact]
     public Task SigKill_MidRun_OnUds_FailsTheRunningScenario_AndLeavesNoSockets() => KillMidRunAsync("uds", (_, _) => []);
 
+    /// <summary>Each grpc-uds publisher's Kestrel socket lives in the runtime directory too.</summary>
+    [Fact]
+    public Task SigKill_MidRun_OnGrpcUds_FailsTheRunningScenario_AndLeavesNoSockets() => KillMidRunAsync("grpc-uds", (_, _) => []);
+
     /// <summary>
     /// Kills the daemon alone (its agents must notice and exit by themselves) while a scenario runs, then starts a new
     /// daemon on the same runtime directory and database. <paramref name="leftovers"/> lists what the transport left
