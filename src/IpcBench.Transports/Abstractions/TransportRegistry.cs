@@ -32,5 +32,6 @@ public sealed class TransportRegistry
         new Tcp.TcpTransport(),
         new SharedMemory.ShmRingTransport(),
         new Iceoryx2.Iceoryx2Transport(),
+        new ZeroMq.ZeroMqTransport(),
     ]);
 }
