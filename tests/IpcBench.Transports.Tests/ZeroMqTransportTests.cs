@@ -18,9 +18,8 @@ namespace IpcBench.Transports.Tests;
 [Collection(nameof(SerialMeasurements))]
 public class ZeroMqTransportTests(ITestOutputHelper output)
 {
-    private const int PayloadBytes = 1000;
-    private const int MessageBytes = MessageHeader.Size + PayloadBytes;
-    private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(20);
+    private const int MessageBytes = ZeroMqHarness.MessageBytes;
+    private static readonly TimeSpan Timeout = ZeroMqHarness.WaitLimit;
 
     public static TheoryData<WaitMode> WaitModes => [WaitMode.Spin, WaitMode.Yield, WaitMode.Block];
 
@@ -70,7 +69,7 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
     [Fact]
     public void Publishers_bind_tcp_loopback_on_an_ephemeral_port_and_release_it_on_dispose()
     {
-        using var pair = Pair.Open(subscribers: 1, WaitMode.Block);
+        using var pair = ZeroMqPair.Open(subscribers: 1, WaitMode.Block);
         var uri = new Uri(pair.Publisher.Address);
 
         Assert.Equal("tcp", uri.Scheme);
@@ -98,8 +97,8 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
     public void A_subscriber_that_stops_reading_makes_the_publisher_wait_at_the_high_water_mark_and_loses_nothing()
     {
         const int total = 100_000;
-        using var pair = Pair.Open(subscribers: 1, WaitMode.Block);
-        using var publishing = new PublisherThread(pair.Publisher, total);
+        using var pair = ZeroMqPair.Open(subscribers: 1, WaitMode.Block);
+        using var publishing = new PublishingThread(pair.Publisher, total);
 
         long plateau = publishing.WaitUntilBlocked();
         int hwm = ZeroMqSockets.HighWatermark(MessageBytes);
@@ -133,8 +132,8 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
     [MemberData(nameof(WaitModes))]
     public void Dispose_from_another_thread_frees_a_publisher_blocked_in_send_within_a_second(WaitMode mode)
     {
-        using var pair = Pair.Open(subscribers: 1, mode);
-        using var publishing = new PublisherThread(pair.Publisher, long.MaxValue);
+        using var pair = ZeroMqPair.Open(subscribers: 1, mode);
+        using var publishing = new PublishingThread(pair.Publisher, long.MaxValue);
         publishing.WaitUntilBlocked();
 
         var clock = Stopwatch.StartNew();
@@ -151,8 +150,8 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
     [Fact]
     public void A_subscriber_that_goes_away_fails_the_blocked_publisher_instead_of_hanging_it()
     {
-        using var pair = Pair.Open(subscribers: 1, WaitMode.Block);
-        using var publishing = new PublisherThread(pair.Publisher, long.MaxValue);
+        using var pair = ZeroMqPair.Open(subscribers: 1, WaitMode.Block);
+        using var publishing = new PublishingThread(pair.Publisher, long.MaxValue);
         publishing.WaitUntilBlocked();
 
         pair.Subscribers[0].Dispose();
@@ -165,7 +164,7 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
     [MemberData(nameof(WaitModes))]
     public void Dispose_from_another_thread_ends_a_receiver_waiting_for_a_message(WaitMode mode)
     {
-        using var pair = Pair.Open(subscribers: 1, mode);
+        using var pair = ZeroMqPair.Open(subscribers: 1, mode);
         var receiver = pair.Subscribers[0].Receivers[0];
         bool? received = null;
         var waiting = new Thread(() => received = receiver.TryReceive(out _, CancellationToken.None));
@@ -182,12 +181,12 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
     [MemberData(nameof(WaitModes))]
     public void Round_trip_echoes_come_back_from_every_subscriber(WaitMode mode)
     {
-        using var pair = Pair.Open(subscribers: 2, mode, roundTrip: true);
+        using var pair = ZeroMqPair.Open(subscribers: 2, mode, roundTrip: true);
         using var cancel = new CancellationTokenSource(Timeout);
         Span<byte> bytes = stackalloc byte[MessageHeader.Size];
         for (long sequence = 0; sequence < 200; sequence++)
         {
-            WriteMessage(pair.Publisher, sequence);
+            ZeroMqHarness.WriteMessage(pair.Publisher, sequence);
             pair.Publisher.Send();
             foreach (var subscriber in pair.Subscribers)
             {
@@ -214,7 +213,7 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
     public void Waiting_for_subscribers_that_never_come_times_out_naming_the_address()
     {
         var transport = new ZeroMqTransport();
-        using var publisher = transport.CreatePublisher(PublisherOptionsFor(Key(), 1, WaitMode.Block, roundTrip: false));
+        using var publisher = transport.CreatePublisher(ZeroMqHarness.PublisherOptionsFor(ZeroMqHarness.Key(), 1, WaitMode.Block, roundTrip: false));
 
         var clock = Stopwatch.StartNew();
         var error = Assert.Throws<TimeoutException>(() => publisher.WaitForSubscribers(1, TimeSpan.FromMilliseconds(300), CancellationToken.None));
@@ -222,20 +221,6 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
         Assert.Contains(publisher.Address, error.Message, StringComparison.Ordinal);
         Assert.True(clock.Elapsed < TimeSpan.FromSeconds(2), $"the timeout took {clock.Elapsed.TotalMilliseconds:0} ms");
     }
-
-    private static void WriteMessage(IPublisherEndpoint publisher, long sequence)
-    {
-        var message = publisher.Loan(MessageBytes);
-        new MessageHeader { PayloadLength = PayloadBytes, Sequence = sequence }.Write(message);
-    }
-
-    private static string Key() => Guid.NewGuid().ToString("N")[..8];
-
-    // zeromq keeps nothing on disk; the directory is only part of the contract.
-    private static TransportEnvironment TestEnvironment() => new(Path.GetTempPath(), Environment.ProcessId);
-
-    private static PublisherOptions PublisherOptionsFor(string key, int subscribers, WaitMode mode, bool roundTrip) =>
-        new(TestEnvironment(), key, 0, subscribers, 1, subscribers, MessageBytes, mode, roundTrip);
 
     private static IPEndPoint[] TcpListeners() => IPGlobalProperties.GetIPGlobalProperties().GetActiveTcpListeners();
 
@@ -280,7 +265,7 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
         var listening = TcpListeners();
         while (true)
         {
-            string name = $"ipcbench-zeromq-{Key()}";
+            string name = $"ipcbench-zeromq-{ZeroMqHarness.Key()}";
             if (!listening.Any(l => l.Port == IpcPort(name)))
             {
                 return name;
@@ -302,106 +287,5 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
         }
 
         return true;
-    }
-
-    /// <summary>One publisher endpoint and its subscribers, connected, on this process's threads.</summary>
-    private sealed class Pair : IDisposable
-    {
-        private Pair(IPublisherEndpoint publisher, List<ISubscriberEndpoint> subscribers)
-        {
-            Publisher = publisher;
-            Subscribers = subscribers;
-        }
-
-        public IPublisherEndpoint Publisher { get; }
-
-        public List<ISubscriberEndpoint> Subscribers { get; }
-
-        public static Pair Open(int subscribers, WaitMode mode, bool roundTrip = false)
-        {
-            var transport = new ZeroMqTransport();
-            string key = Key();
-            var publisher = transport.CreatePublisher(PublisherOptionsFor(key, subscribers, mode, roundTrip));
-            var connected = new List<ISubscriberEndpoint>();
-            using var cancel = new CancellationTokenSource(Timeout);
-            for (int s = 0; s < subscribers; s++)
-            {
-                connected.Add(transport.CreateSubscriber(new SubscriberOptions(
-                    TestEnvironment(), key, s, [new PublisherAddress(0, publisher.Address)], 1, subscribers, MessageBytes, mode, roundTrip), cancel.Token));
-            }
-
-            publisher.WaitForSubscribers(subscribers, Timeout, cancel.Token);
-            return new Pair(publisher, connected);
-        }
-
-        public void Dispose()
-        {
-            Subscribers.ForEach(s => s.Dispose());
-            Publisher.Dispose();
-        }
-    }
-
-    /// <summary>A publisher sending numbered messages as fast as it may on its own thread, as PublisherWorker does.</summary>
-    private sealed class PublisherThread : IDisposable
-    {
-        private readonly Thread _thread;
-        private long _sent;
-
-        public PublisherThread(IPublisherEndpoint publisher, long total)
-        {
-            _thread = new Thread(() =>
-            {
-                try
-                {
-                    for (long sequence = 0; sequence < total; sequence++)
-                    {
-                        WriteMessage(publisher, sequence);
-                        publisher.Send();
-                        Volatile.Write(ref _sent, sequence + 1);
-                    }
-                }
-                catch (Exception e)
-                {
-                    Failure = e;
-                }
-            })
-            { IsBackground = true, Name = "zeromq-test-publisher" };
-            _thread.Start();
-        }
-
-        public long Sent => Volatile.Read(ref _sent);
-
-        public Exception? Failure { get; private set; }
-
-        /// <summary>Waits until the count sent stops growing for half a second, and returns it.</summary>
-        public long WaitUntilBlocked()
-        {
-            var clock = Stopwatch.StartNew();
-            long last = -1;
-            var since = clock.Elapsed;
-            while (clock.Elapsed < Timeout)
-            {
-                Thread.Sleep(50);
-                long now = Sent;
-                if (now != last)
-                {
-                    last = now;
-                    since = clock.Elapsed;
-                }
-                else if (clock.Elapsed - since > TimeSpan.FromMilliseconds(500))
-                {
-                    Assert.Null(Failure);
-                    return now;
-                }
-            }
-
-            throw new TimeoutException($"The publisher never blocked (sent {Sent}).");
-        }
-
-        public void Join() => Assert.True(_thread.Join(Timeout), "the publisher did not finish");
-
-        public bool Join(TimeSpan timeout) => _thread.Join(timeout);
-
-        public void Dispose() => _thread.Join(TimeSpan.FromSeconds(5));
     }
 }
