@@ -33,5 +33,6 @@ public sealed class TransportRegistry
         new SharedMemory.ShmRingTransport(),
         new Iceoryx2.Iceoryx2Transport(),
         new GrpcUds.GrpcUdsTransport(),
+        new ZeroMq.ZeroMqTransport(),
     ]);
 }
