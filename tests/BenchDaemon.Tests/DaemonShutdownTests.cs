@@ -33,8 +33,8 @@ public sealed class DaemonShutdownTests(ITestOutputHelper output) : IDisposable
         SigTermWhileRunningAsync(["uds", "shm-ring", "iceoryx2"]);
 
     [Fact]
-    public Task SigTerm_WhileGrpcUdsRuns_EndsItStoppedWithItsStatsAndNoLoss_AndARestartListsItTheSame() =>
-        SigTermWhileRunningAsync(["grpc-uds"]);
+    public Task SigTerm_WhileGrpcUdsAndZeroMqRun_EndsEachStoppedWithItsStatsAndNoLoss_AndARestartListsThemTheSame() =>
+        SigTermWhileRunningAsync(["grpc-uds", "zeromq"]);
 
     private async Task SigTermWhileRunningAsync(string[] transports)
     {

@@ -144,6 +144,10 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
     [Fact]
     public Task SigKill_MidRun_OnGrpcUds_FailsTheRunningScenario_AndLeavesNoSockets() => KillMidRunAsync("grpc-uds", (_, _) => []);
 
+    /// <summary>zeromq keeps no files (ephemeral loopback ports die with the process); its agents must still go.</summary>
+    [Fact]
+    public Task SigKill_MidRun_OnZeroMq_FailsTheRunningScenario_AndLeavesNothing() => KillMidRunAsync("zeromq", (_, _) => []);
+
     /// <summary>
     /// Kills the daemon alone (its agents must notice and exit by themselves) while a scenario runs, then starts a new
     /// daemon on the same runtime directory and database. <paramref name="leftovers"/> lists what the transport left
