@@ -1,4 +1,3 @@
-using System.Net.Sockets;
 using Grpc.Core;
 using Grpc.Net.Client;
 
@@ -33,32 +32,11 @@ internal static class GrpcCalls
     }
 
     /// <summary>A channel to a publisher's Unix socket: h2c, no TLS, one HTTP/2 connection.</summary>
-    public static GrpcChannel UnixSocketChannel(string socketPath, int maxReceiveMessageBytes)
-    {
-        var endPoint = new UnixDomainSocketEndPoint(socketPath);
-        var handler = new SocketsHttpHandler
+    public static GrpcChannel UnixSocketChannel(string socketPath, int maxReceiveMessageBytes) =>
+        GrpcChannel.ForAddress("http://localhost", new GrpcChannelOptions
         {
-            ConnectCallback = async (_, cancellationToken) =>
-            {
-                var socket = new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
-                try
-                {
-                    await socket.ConnectAsync(endPoint, cancellationToken).ConfigureAwait(false);
-                    return new NetworkStream(socket, ownsSocket: true);
-                }
-                catch
-                {
-                    socket.Dispose();
-                    throw;
-                }
-            },
-        };
-
-        return GrpcChannel.ForAddress("http://localhost", new GrpcChannelOptions
-        {
-            HttpHandler = handler,
+            HttpHandler = UnixSocketHttp.Handler(socketPath),
             DisposeHttpClient = true,
             MaxReceiveMessageSize = maxReceiveMessageBytes,
         });
-    }
 }
