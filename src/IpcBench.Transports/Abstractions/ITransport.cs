@@ -46,7 +46,11 @@ public sealed record TransportCapabilities(
     bool SupportsRoundTrip,
     IReadOnlyList<WaitMode> WaitModes,
     WaitMode DefaultWaitMode,
-    int MaxPayloadBytes);
+    int MaxPayloadBytes)
+{
+    /// <summary>The payload every transport here carries at most (64 MiB); the daemon's own limit may be lower.</summary>
+    public const int LargestPayloadBytes = 64 * 1024 * 1024;
+}
 
 /// <summary>Where a transport may put its files, and whose they are.</summary>
 /// <param name="RuntimeDirectory">A private directory of the running daemon, removed when it stops.</param>

@@ -28,7 +28,7 @@ public sealed class Iceoryx2Transport(Iceoryx2Settings settings) : ITransport
         SupportsRoundTrip: true,
         WaitModes: [WaitMode.Spin, WaitMode.Yield, WaitMode.Block],
         DefaultWaitMode: WaitMode.Yield,
-        MaxPayloadBytes: 64 * 1024 * 1024);
+        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes);
 
     public string? UnavailableReason => Iceoryx2Library.UnavailableReason;
 

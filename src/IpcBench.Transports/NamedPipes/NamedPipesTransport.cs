@@ -22,7 +22,7 @@ public sealed class NamedPipesTransport : StreamTransport
         SupportsRoundTrip: true,
         WaitModes: [WaitMode.Block],
         DefaultWaitMode: WaitMode.Block,
-        MaxPayloadBytes: 64 * 1024 * 1024);
+        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes);
 
     protected override IStreamListener Listen(PublisherOptions options)
     {

@@ -34,7 +34,7 @@ public sealed class ShmRingTransport(ShmRingSettings settings) : ITransport
         SupportsRoundTrip: true,
         WaitModes: [WaitMode.Spin, WaitMode.Yield, WaitMode.Block],
         DefaultWaitMode: WaitMode.Yield,
-        MaxPayloadBytes: 64 * 1024 * 1024);
+        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes);
 
     public string? UnavailableReason
     {

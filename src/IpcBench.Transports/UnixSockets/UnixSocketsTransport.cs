@@ -17,7 +17,7 @@ public sealed class UnixSocketsTransport : SocketStreamTransport
         SupportsRoundTrip: true,
         WaitModes: [WaitMode.Spin, WaitMode.Yield, WaitMode.Block],
         DefaultWaitMode: WaitMode.Block,
-        MaxPayloadBytes: 64 * 1024 * 1024);
+        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes);
 
     protected override Socket NewSocket() => new(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified);
 

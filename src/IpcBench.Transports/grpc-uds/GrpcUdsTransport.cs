@@ -23,7 +23,7 @@ public sealed class GrpcUdsTransport : ITransport
         SupportsRoundTrip: true,
         WaitModes: [WaitMode.Block],
         DefaultWaitMode: WaitMode.Block,
-        MaxPayloadBytes: 64 * 1024 * 1024);
+        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes);
 
     public string? UnavailableReason => null;
 

@@ -20,7 +20,7 @@ public sealed class ZeroMqTransport : ITransport
         SupportsRoundTrip: true,
         WaitModes: [WaitMode.Spin, WaitMode.Yield, WaitMode.Block],
         DefaultWaitMode: WaitMode.Block,
-        MaxPayloadBytes: 64 * 1024 * 1024);
+        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes);
 
     public string? UnavailableReason => null;
 
