@@ -14,8 +14,7 @@ internal static class GrpcCalls
     {
         try
         {
-            var next = reader.MoveNext(cancellationToken);
-            return next.IsCompletedSuccessfully ? next.Result : next.GetAwaiter().GetResult();
+            return reader.MoveNext(cancellationToken).GetAwaiter().GetResult();
         }
         catch (RpcException)
         {

@@ -12,6 +12,9 @@ namespace IpcBench.Transports.GrpcUds;
 /// </summary>
 internal sealed class GrpcUdsPublisher : IPublisherEndpoint
 {
+    /// <summary>Room for the header fields around the payload in a protobuf message.</summary>
+    internal const int WireOverheadBytes = 1024;
+
     private static readonly TimeSpan GracefulStop = TimeSpan.FromSeconds(2);
 
     private readonly WebApplication _server;
@@ -65,9 +68,6 @@ internal sealed class GrpcUdsPublisher : IPublisherEndpoint
 
         return new GrpcUdsPublisher(server, streams, socketPath);
     }
-
-    /// <summary>Room for the header fields around the payload in a protobuf message.</summary>
-    internal const int WireOverheadBytes = 1024;
 
     public void WaitForSubscribers(int count, TimeSpan timeout, CancellationToken cancellationToken) =>
         _streams.WaitFor(count, timeout, Address, cancellationToken);
