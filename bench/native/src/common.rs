@@ -229,7 +229,7 @@ impl Receiver {
     }
 }
 
-/// Queue depth per subscriber, as src/IpcBench.Transports/Iceoryx2/ServiceLayout.QueueDepth with its defaults
+/// Queue depth per subscriber, as src/IpcBench.Transports/iceoryx2/ServiceLayout.QueueDepth with its defaults
 /// (4 MiB per subscriber, 2..256 messages, at most 64 MiB per publisher).
 pub fn queue_depth(max_message_bytes: usize, subscribers: usize) -> usize {
     let slot = max_message_bytes as i64 + 64;

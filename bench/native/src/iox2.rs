@@ -1,5 +1,5 @@
 //! The iceoryx2 reference: iceoryx2 0.10.0 used directly from Rust with the service configuration the C# transport
-//! creates (src/IpcBench.Transports/Iceoryx2/ServiceLayout.cs): raw byte slices, no-loss (safe overflow off,
+//! creates (src/IpcBench.Transports/iceoryx2/ServiceLayout.cs): raw byte slices, no-loss (safe overflow off,
 //! RetryUntilDelivered), history 0, queue depth from the same formula, 1 borrowed sample per subscriber, 2 loans,
 //! static allocation; messages written and read in place in the samples.
 
