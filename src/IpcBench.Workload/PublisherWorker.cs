@@ -6,6 +6,7 @@ namespace IpcBench.Workload;
 /// <param name="RatePerSecond">0 = as fast as the transport's backpressure allows.</param>
 /// <param name="EchoesPerMessage">Round trip only: how many subscribers echo each message.</param>
 /// <param name="MessageLimit">Stop after this many messages; 0 = until asked to stop.</param>
+/// <param name="LatencySampleEvery">Latency is measured for one message in this many (1 = every message).</param>
 public sealed record PublisherPlan(
     int PublisherIndex,
     int PayloadBytes,
@@ -14,17 +15,20 @@ public sealed record PublisherPlan(
     bool RoundTrip,
     int EchoesPerMessage,
     WaitMode WaitMode,
-    long MessageLimit = 0);
+    long MessageLimit = 0,
+    int LatencySampleEvery = 1);
 
 /// <summary>
 /// One publisher's hot loop, run on its own thread. With a rate, each message is stamped with its intended send time,
-/// so a stall shows up as latency of the messages that waited behind it (no coordinated omission).
+/// so a stall shows up as latency of the messages that waited behind it (no coordinated omission). The loop is compiled
+/// once per transport (<see cref="IPublisherLoop"/>): every per-message call into the transport is direct.
 /// </summary>
-public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan plan, MeasurementWindow window)
+public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan plan, MeasurementWindow window) : IPublisherLoop
 {
     private long _sent;
     private long _badEchoes;
     private volatile bool _stopRequested;
+    private CancellationToken _cancellationToken;
 
     public PublisherPlan Plan => plan;
 
@@ -39,15 +43,37 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
 
     public void Run(CancellationToken cancellationToken)
     {
+        _cancellationToken = cancellationToken;
+        endpoint.Run(this);
+    }
+
+    void IPublisherLoop.Run<TPath>(TPath path)
+    {
+        long sent = Publish(ref path, _cancellationToken);
+        SendEndOfStream(ref path, sent);
+    }
+
+    private long Publish<TPath>(ref TPath path, CancellationToken cancellationToken)
+        where TPath : struct, IPublisherPath
+    {
         int messageBytes = MessageHeader.Size + plan.PayloadBytes;
         var flags = plan.FullPayload ? MessageFlags.FullPayload : MessageFlags.None;
         double intervalNs = plan.RatePerSecond > 0 ? 1e9 / plan.RatePerSecond : 0;
+        int sampleEvery = Math.Max(1, plan.LatencySampleEvery);
+        int untilSample = 1;
         long startNs = MonotonicClock.NowNs();
+        long lastStampNs = startNs;
         long sequence = 0;
 
         long limit = plan.MessageLimit > 0 ? plan.MessageLimit : long.MaxValue;
         while (!_stopRequested && !cancellationToken.IsCancellationRequested && sequence < limit)
         {
+            bool sampled = --untilSample == 0;
+            if (sampled)
+            {
+                untilSample = sampleEvery;
+            }
+
             long stampNs;
             if (intervalNs > 0)
             {
@@ -59,101 +85,56 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
             }
             else
             {
-                stampNs = MonotonicClock.NowNs();
+                // Closed loop: the clock is read only for the messages whose latency is measured.
+                stampNs = sampled ? lastStampNs = MonotonicClock.NowNs() : lastStampNs;
             }
 
             var header = new MessageHeader
             {
                 PayloadLength = plan.PayloadBytes,
                 PublisherIndex = (ushort)plan.PublisherIndex,
-                Flags = flags,
+                Flags = sampled ? flags | MessageFlags.LatencySample : flags,
                 Sequence = sequence,
                 SendTimestampNs = stampNs,
             };
-            byte fill = PayloadChecksum.FillByte(sequence, plan.PublisherIndex);
-            var first = endpoint.LoanFirstSegment(messageBytes);
-            if (first.Length >= messageBytes)
+            var first = path.LoanFirstSegment(messageBytes);
+            if (!path.Segmented || first.Length >= messageBytes)
             {
-                // The whole message in one loan (every message but shm-ring's chunked ones): one pass writes the payload
-                // and checksums it; the header, written last, takes the checksum.
+                // The whole message in one loan: one pass writes the payload and checksums it; the header, written
+                // last, takes the checksum.
                 if (plan.FullPayload)
                 {
+                    byte fill = PayloadChecksum.FillByte(sequence, plan.PublisherIndex);
                     header.Checksum = PayloadChecksum.FillAndCompute(first[MessageHeader.Size..messageBytes], fill, (ulong)sequence);
-                }
-
-                header.Write(first);
-            }
-            else if (endpoint.FirstSegmentWritableUntilSend)
-            {
-                // The same, piece by piece in place.
-                var checksum = new PayloadChecksum.Incremental(plan.PayloadBytes, (ulong)sequence);
-                if (plan.FullPayload)
-                {
-                    checksum.AppendFilling(first[MessageHeader.Size..], fill);
-                }
-
-                Span<byte> segment;
-                while (!(segment = endpoint.LoanNextSegment()).IsEmpty)
-                {
-                    if (plan.FullPayload)
-                    {
-                        checksum.AppendFilling(segment, fill);
-                    }
-                }
-
-                if (plan.FullPayload)
-                {
-                    header.Checksum = checksum.Finish();
                 }
 
                 header.Write(first);
             }
             else
             {
-                // The transport delivers the first piece (which holds the header) before the last is written, so the
-                // header is stamped first with the checksum of the pattern about to be written, computed from registers
-                // (the same per-block arithmetic, no memory reads). The receiver still reads every byte from the
-                // transport and checks it against this.
-                if (plan.FullPayload)
-                {
-                    header.Checksum = PayloadChecksum.ComputeFilled(plan.PayloadBytes, fill, (ulong)sequence);
-                }
-
-                header.Write(first);
-                if (plan.FullPayload)
-                {
-                    first[MessageHeader.Size..].Fill(fill);
-                }
-
-                Span<byte> segment;
-                while (!(segment = endpoint.LoanNextSegment()).IsEmpty)
-                {
-                    if (plan.FullPayload)
-                    {
-                        segment.Fill(fill);
-                    }
-                }
+                SegmentedWriter.Write(ref path, first, ref header, plan.FullPayload);
             }
 
-            endpoint.Send();
+            path.Send();
             sequence++;
             Volatile.Write(ref _sent, sequence);
 
             if (plan.RoundTrip)
             {
-                AwaitEchoes(sequence - 1, stampNs, cancellationToken);
+                AwaitEchoes(ref path, sequence - 1, stampNs, sampled, cancellationToken);
             }
         }
 
-        SendEndOfStream(sequence);
+        return sequence;
     }
 
-    private void AwaitEchoes(long sequence, long stampNs, CancellationToken cancellationToken)
+    private void AwaitEchoes<TPath>(ref TPath path, long sequence, long stampNs, bool sampled, CancellationToken cancellationToken)
+        where TPath : struct, IPublisherPath
     {
-        bool measured = stampNs >= window.FromNs;
+        bool measured = sampled && stampNs >= window.FromNs;
         for (int i = 0; i < plan.EchoesPerMessage; i++)
         {
-            if (!endpoint.TryReceiveReply(out var reply, cancellationToken))
+            if (!path.TryReceiveReply(out var reply, cancellationToken))
             {
                 if (cancellationToken.IsCancellationRequested)
                 {
@@ -164,8 +145,8 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
             }
 
             var echoed = MessageHeader.Read(reply);
-            long nowNs = MonotonicClock.NowNs();
-            endpoint.ReleaseReply();
+            long nowNs = measured ? MonotonicClock.NowNs() : 0;
+            path.ReleaseReply();
             if (echoed.Sequence != sequence || echoed.PublisherIndex != plan.PublisherIndex)
             {
                 _badEchoes++;
@@ -177,9 +158,11 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
         }
     }
 
-    private void SendEndOfStream(long sequence)
+    private void SendEndOfStream<TPath>(ref TPath path, long sequence)
+        where TPath : struct, IPublisherPath
     {
-        var message = endpoint.Loan(MessageHeader.Size);
+        // A header alone is never split: the first segment holds at least a header.
+        var message = path.LoanFirstSegment(MessageHeader.Size);
         new MessageHeader
         {
             PayloadLength = 0,
@@ -188,7 +171,7 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
             Sequence = sequence,
             SendTimestampNs = MonotonicClock.NowNs(),
         }.Write(message);
-        endpoint.Send();
+        path.Send();
     }
 
     private bool WaitUntil(long targetNs, CancellationToken cancellationToken)

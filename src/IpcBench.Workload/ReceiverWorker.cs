@@ -7,10 +7,11 @@ public sealed record SubscriberPlan(int PayloadBytes, bool FullPayload, bool Rou
 
 /// <summary>
 /// One receiver's hot loop: validates every header, verifies every payload byte under FULL, tracks sequence numbers per
-/// publisher to count lost and duplicated messages, records one-way latency, and echoes in round-trip mode.
-/// Counters are written by this thread only and read by a reporter thread.
+/// publisher to count lost and duplicated messages, records one-way latency of the sampled messages, and echoes in
+/// round-trip mode. Counters are written by this thread only and read by a reporter thread. The loop is compiled once
+/// per transport (<see cref="IReceiverLoop"/>): every per-message call into the transport is direct.
 /// </summary>
-public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan plan, MeasurementWindow window)
+public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan plan, MeasurementWindow window) : IReceiverLoop
 {
     private readonly long[] _nextSequence = new long[plan.TotalPublishers];
     private long _received;
@@ -20,6 +21,7 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
     private long _measuredReceived;
     private long _measuredBytes;
     private int _endOfStreams;
+    private CancellationToken _cancellationToken;
 
     /// <summary>Every latency this receiver measured, growing; read per interval through <see cref="IntervalHistogramReader"/>.</summary>
     public LongHistogram Latency { get; } = LatencyHistograms.Create();
@@ -40,48 +42,58 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
 
     public void Run(CancellationToken cancellationToken)
     {
+        _cancellationToken = cancellationToken;
+        receiver.Run(this);
+    }
+
+    void IReceiverLoop.Run<TPath>(TPath path) => Receive(ref path, _cancellationToken);
+
+    private void Receive<TPath>(ref TPath path, CancellationToken cancellationToken)
+        where TPath : struct, IReceiverPath
+    {
         int expectedLength = MessageHeader.Size + plan.PayloadBytes;
         int publishers = receiver.PublisherIndexes.Count;
         Span<byte> echo = stackalloc byte[MessageHeader.Size];
-        while (_endOfStreams < publishers && receiver.TryReceiveFirstSegment(out var first, out int length, cancellationToken))
+        while (_endOfStreams < publishers && path.TryReceiveFirstSegment(out var first, out int length, cancellationToken))
         {
             if (first.Length < MessageHeader.Size)
             {
                 // Too short to hold a header: nothing in it can be trusted, not even which publisher sent it.
-                Drain(cancellationToken);
+                Drain(ref path, cancellationToken);
                 _received++;
                 _corrupted++;
-                receiver.Release();
+                path.Release();
                 continue;
             }
 
             var header = MessageHeader.Read(first);
             if ((header.Flags & MessageFlags.EndOfStream) != 0)
             {
-                Drain(cancellationToken);
+                Drain(ref path, cancellationToken);
                 Track(header);
                 _endOfStreams++;
-                receiver.Release();
+                path.Release();
                 continue;
             }
 
             // Arrival is when the last segment arrived, before it is verified, as for a message that comes in one piece.
-            long nowNs = MonotonicClock.NowNs();
+            bool sampled = (header.Flags & MessageFlags.LatencySample) != 0;
+            long nowNs = sampled ? MonotonicClock.NowNs() : 0;
 
             bool intact = IsPlausible(header, length, expectedLength);
             bool verify = intact && plan.FullPayload;
-            if (first.Length >= length)
+            if (!path.Segmented || first.Length >= length)
             {
-                // The whole message in one piece (every message but shm-ring's chunked ones): one pass, no carry-over.
+                // The whole message in one piece: one pass, no carry-over.
                 if (verify && PayloadChecksum.Compute(first[MessageHeader.Size..length], (ulong)header.Sequence) != header.Checksum)
                 {
                     intact = false;
                 }
             }
-            else if (!ReceiveSegments(first, length, header, verify, ref nowNs, ref intact, cancellationToken))
+            else if (!ReceiveSegments(ref path, first, length, header, verify, sampled, ref nowNs, ref intact, cancellationToken))
             {
                 // Cut short: the publisher abandoned it (it counts as lost when the next one arrives) or the link closed.
-                receiver.Release();
+                path.Release();
                 continue;
             }
 
@@ -99,7 +111,7 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
             {
                 _measuredReceived++;
                 _measuredBytes += header.PayloadLength;
-                if (!plan.RoundTrip)
+                if (sampled && !plan.RoundTrip)
                 {
                     Latency.RecordLatency(nowNs - header.SendTimestampNs);
                 }
@@ -111,10 +123,10 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
                 var echoHeader = header;
                 echoHeader.PayloadLength = 0;
                 echoHeader.Write(echo);
-                receiver.Reply(echo);
+                path.Reply(echo);
             }
 
-            receiver.Release();
+            path.Release();
         }
     }
 
@@ -122,7 +134,10 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
     /// The rest of a message the transport hands out in pieces, verified where it lies, segment by segment (no reassembly
     /// copy). False when it was cut short; <paramref name="intact"/> turns false when a byte differs.
     /// </summary>
-    private bool ReceiveSegments(ReadOnlySpan<byte> first, int length, in MessageHeader header, bool verify, ref long nowNs, ref bool intact, CancellationToken cancellationToken)
+    private static bool ReceiveSegments<TPath>(
+        ref TPath path, ReadOnlySpan<byte> first, int length, in MessageHeader header, bool verify, bool sampled, ref long nowNs, ref bool intact,
+        CancellationToken cancellationToken)
+        where TPath : struct, IReceiverPath
     {
         var checksum = new PayloadChecksum.Incremental(verify ? header.PayloadLength : 0, (ulong)header.Sequence);
         if (verify)
@@ -131,9 +146,13 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
         }
 
         long arrived = first.Length;
-        while (receiver.TryReceiveNextSegment(out var segment, cancellationToken))
+        while (path.TryReceiveNextSegment(out var segment, cancellationToken))
         {
-            nowNs = MonotonicClock.NowNs();
+            if (sampled)
+            {
+                nowNs = MonotonicClock.NowNs();
+            }
+
             arrived += segment.Length;
             if (verify)
             {
@@ -150,9 +169,10 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
         return true;
     }
 
-    private void Drain(CancellationToken cancellationToken)
+    private static void Drain<TPath>(ref TPath path, CancellationToken cancellationToken)
+        where TPath : struct, IReceiverPath
     {
-        while (receiver.TryReceiveNextSegment(out _, cancellationToken))
+        while (path.Segmented && path.TryReceiveNextSegment(out _, cancellationToken))
         {
         }
     }

@@ -189,19 +189,6 @@ public class PayloadVerificationTests
             return Remember(inner.Loan(length));
         }
 
-        public Span<byte> LoanFirstSegment(int length)
-        {
-            _segmentStart = 0;
-            return Remember(inner.LoanFirstSegment(length));
-        }
-
-        public Span<byte> LoanNextSegment()
-        {
-            CorruptIfDue();
-            _segmentStart += _segmentLength;
-            return Remember(inner.LoanNextSegment());
-        }
-
         public void Send()
         {
             CorruptIfDue();
@@ -214,7 +201,28 @@ public class PayloadVerificationTests
 
         public void ReleaseReply() => inner.ReleaseReply();
 
+        /// <summary>The worker's loop runs over the inner transport's own path, wrapped: still statically dispatched.</summary>
+        public void Run(IPublisherLoop loop) => inner.Run(new Wrapping(loop, this));
+
         public void Dispose() => inner.Dispose();
+
+        private Span<byte> First(Span<byte> segment)
+        {
+            _segmentStart = 0;
+            return Remember(segment);
+        }
+
+        private void HandOver()
+        {
+            CorruptIfDue();
+            _segmentStart += _segmentLength;
+        }
+
+        private void Sent()
+        {
+            _segmentLength = 0;
+            _message++;
+        }
 
         private Span<byte> Remember(Span<byte> segment)
         {
@@ -230,6 +238,39 @@ public class PayloadVerificationTests
             {
                 _segment[at] ^= 0x40;
             }
+        }
+
+        private sealed class Wrapping(IPublisherLoop loop, CorruptingPublisher owner) : IPublisherLoop
+        {
+            public void Run<TInner>(TInner path)
+                where TInner : struct, IPublisherPath => loop.Run(new CorruptingPath<TInner>(path, owner));
+        }
+
+        private readonly struct CorruptingPath<TInner>(TInner inner, CorruptingPublisher owner) : IPublisherPath
+            where TInner : struct, IPublisherPath
+        {
+            public bool Segmented => inner.Segmented;
+
+            public bool FirstSegmentWritableUntilSend => inner.FirstSegmentWritableUntilSend;
+
+            public Span<byte> LoanFirstSegment(int length) => owner.First(inner.LoanFirstSegment(length));
+
+            public Span<byte> LoanNextSegment()
+            {
+                owner.HandOver();
+                return owner.Remember(inner.LoanNextSegment());
+            }
+
+            public void Send()
+            {
+                owner.CorruptIfDue();
+                inner.Send();
+                owner.Sent();
+            }
+
+            public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) => inner.TryReceiveReply(out reply, cancellationToken);
+
+            public void ReleaseReply() => inner.ReleaseReply();
         }
     }
 }

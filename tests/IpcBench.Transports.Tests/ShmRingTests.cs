@@ -91,7 +91,7 @@ public class ShmRingTests
                     segment.CopyTo(copy.AsSpan(offset));
                     offset += segment.Length;
                 }
-                while (((IMessageReceiver)receiver).TryReceiveNextSegment(out segment, CancellationToken.None));
+                while (receiver.TryReceiveNextSegment(out segment, CancellationToken.None));
 
                 Assert.Equal(length, offset);
                 Verify(copy.AsSpan(0, length), seq, length);

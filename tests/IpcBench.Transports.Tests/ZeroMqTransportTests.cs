@@ -31,7 +31,10 @@ public class ZeroMqTransportTests(ITestOutputHelper output)
         Assert.IsType<ZeroMqTransport>(transport);
         Assert.IsType<ZeroMqTransport>(TransportRegistry.CreateDefault().All[^1]);
         Assert.Null(transport.UnavailableReason);
-        Assert.Equal(new TransportCapabilities(true, false, true, transport.Capabilities.WaitModes, WaitMode.Block, 64 * 1024 * 1024), transport.Capabilities);
+        Assert.Equal(
+            new TransportCapabilities(true, false, true, transport.Capabilities.WaitModes, WaitMode.Block, 64 * 1024 * 1024, transport.Capabilities.HotLoopAllocations),
+            transport.Capabilities);
+        Assert.StartsWith("NetMQ:", transport.Capabilities.HotLoopAllocations, StringComparison.Ordinal);
         Assert.Equal([WaitMode.Spin, WaitMode.Yield, WaitMode.Block], transport.Capabilities.WaitModes);
         Assert.Contains("ipc:// is TCP loopback", transport.Description, StringComparison.Ordinal);
     }

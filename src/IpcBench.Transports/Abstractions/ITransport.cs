@@ -40,13 +40,18 @@ public enum WaitMode
     Block,
 }
 
+/// <param name="HotLoopAllocations">
+/// Null when the publisher's and the receiver's loops allocate nothing per message (a test holds every transport to
+/// what it declares here); otherwise what allocates, for transports whose library carries each message as objects.
+/// </param>
 public sealed record TransportCapabilities(
     bool CrossProcess,
     bool ZeroCopy,
     bool SupportsRoundTrip,
     IReadOnlyList<WaitMode> WaitModes,
     WaitMode DefaultWaitMode,
-    int MaxPayloadBytes)
+    int MaxPayloadBytes,
+    string? HotLoopAllocations = null)
 {
     /// <summary>The payload every transport here carries at most (64 MiB); the daemon's own limit may be lower.</summary>
     public const int LargestPayloadBytes = 64 * 1024 * 1024;
@@ -104,35 +109,18 @@ public interface IPublisherEndpoint : IDisposable
     void Send();
 
     /// <summary>
-    /// Starts a message of <paramref name="length"/> bytes that the caller writes in place, one segment at a time, where
-    /// the transport carries it in pieces (shm-ring chunks): no staging buffer and no copy. Returns the first segment;
-    /// it holds at least <c>min(length, MessageHeader.Size)</c> bytes. Fill it, then call <see cref="LoanNextSegment"/>
-    /// until it returns an empty span, then <see cref="Send"/>. The segments, in order, are the message. A first segment
-    /// that is the whole message may be sent straight away.
-    /// By default the whole message is one segment (<see cref="Loan"/>).
-    /// </summary>
-    Span<byte> LoanFirstSegment(int length) => Loan(length);
-
-    /// <summary>
-    /// Hands over the segment just filled (the transport may deliver it already, so it must be complete) and returns the
-    /// next one; empty once the segments cover the message. A previous segment must not be touched again.
-    /// </summary>
-    Span<byte> LoanNextSegment() => [];
-
-    /// <summary>
-    /// True when the first segment of the current loan is delivered only by <see cref="Send"/>, so the writer may still
-    /// write it (e.g. the header, once the payload's checksum is known) after the later segments. Always true when the
-    /// message is one segment.
-    /// </summary>
-    bool FirstSegmentWritableUntilSend => true;
-
-    /// <summary>
     /// Round trip only: waits for the next echo from any subscriber. False when the link closed or
     /// <paramref name="cancellationToken"/> fired. The span is valid until <see cref="ReleaseReply"/>.
     /// </summary>
     bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken);
 
     void ReleaseReply();
+
+    /// <summary>
+    /// Runs <paramref name="loop"/> over this endpoint's per-message calls as a struct type argument (an
+    /// <see cref="IPublisherPath"/> of this transport's own), so the loop is compiled for this transport with direct calls.
+    /// </summary>
+    void Run(IPublisherLoop loop);
 }
 
 /// <summary>One subscriber's connections. Each receiver is driven by its own thread.</summary>
@@ -162,29 +150,8 @@ public interface IMessageReceiver
     void Release();
 
     /// <summary>
-    /// Like <see cref="TryReceive"/>, but where the transport carries a message in pieces it hands them out in place, one
-    /// at a time, instead of reassembling them into a contiguous copy. Returns the first segment (at least
-    /// <c>min(messageLength, MessageHeader.Size)</c> bytes) and the length of the whole message; read the rest with
-    /// <see cref="TryReceiveNextSegment"/>, then <see cref="Release"/> (and <see cref="Reply"/> before it, if any).
-    /// A first segment that is the whole message has no next one: the caller may go straight to <see cref="Release"/>.
-    /// By default the whole message is one segment.
+    /// Runs <paramref name="loop"/> over this receiver's per-message calls as a struct type argument (an
+    /// <see cref="IReceiverPath"/> of this transport's own), so the loop is compiled for this transport with direct calls.
     /// </summary>
-    bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken)
-    {
-        bool received = TryReceive(out segment, cancellationToken);
-        messageLength = segment.Length;
-        return received;
-    }
-
-    /// <summary>
-    /// The next segment of the message being received; the previous segment is no longer valid. False once the message
-    /// is complete, and also when it was cut short (the publisher abandoned it, the link closed, or
-    /// <paramref name="cancellationToken"/> fired): the caller tells them apart by counting bytes against the
-    /// message length. Either way, finish with <see cref="Release"/>.
-    /// </summary>
-    bool TryReceiveNextSegment(out ReadOnlySpan<byte> segment, CancellationToken cancellationToken)
-    {
-        segment = default;
-        return false;
-    }
+    void Run(IReceiverLoop loop);
 }

@@ -41,4 +41,10 @@ public enum MessageFlags : ushort
 
     /// <summary>The payload was written and the checksum is meaningful.</summary>
     FullPayload = 2,
+
+    /// <summary>
+    /// The receiver measures this message's latency (one in <c>latency_sample_every</c>); the others carry the last
+    /// sampled stamp, close enough to place them in or out of the measured window.
+    /// </summary>
+    LatencySample = 4,
 }

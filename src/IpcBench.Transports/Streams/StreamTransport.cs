@@ -120,4 +120,25 @@ internal sealed class StreamPublisherEndpoint(IStreamListener listener, int maxM
 
         listener.Dispose();
     }
+
+    public void Run(IPublisherLoop loop) => loop.Run(new HotPath(this));
+
+    /// <summary>The static-dispatch adapter (see <see cref="IPublisherPath"/>): whole messages, one segment each.</summary>
+    private readonly struct HotPath(StreamPublisherEndpoint endpoint) : IPublisherPath
+    {
+        public bool Segmented => false;
+
+        public bool FirstSegmentWritableUntilSend => true;
+
+        public Span<byte> LoanFirstSegment(int length) => endpoint.Loan(length);
+
+        public Span<byte> LoanNextSegment() => [];
+
+        public void Send() => endpoint.Send();
+
+        public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) =>
+            endpoint.TryReceiveReply(out reply, cancellationToken);
+
+        public void ReleaseReply() => endpoint.ReleaseReply();
+    }
 }

@@ -67,8 +67,8 @@ public sealed class ChannelsTransport : ITransport
     }
 }
 
-/// <summary>A message buffer shared by every subscriber of a publisher; returns to its pool when the last one releases it.</summary>
-internal sealed class PooledMessage(byte[] buffer, ConcurrentQueue<PooledMessage> pool)
+/// <summary>A message buffer shared by every subscriber of a publisher; free again when the last one releases it.</summary>
+internal sealed class PooledMessage(byte[] buffer)
 {
     private int _references;
 
@@ -76,17 +76,13 @@ internal sealed class PooledMessage(byte[] buffer, ConcurrentQueue<PooledMessage
 
     public int Length { get; set; }
 
+    public bool InUse => Volatile.Read(ref _references) != 0;
+
     public void SetReferences(int count) => Volatile.Write(ref _references, count);
 
     public void AddReference() => Interlocked.Increment(ref _references);
 
-    public void Release()
-    {
-        if (Interlocked.Decrement(ref _references) == 0)
-        {
-            pool.Enqueue(this);
-        }
-    }
+    public void Release() => Interlocked.Decrement(ref _references);
 }
 
 internal sealed class ChannelLink : IMessageReceiver
@@ -104,8 +100,24 @@ internal sealed class ChannelLink : IMessageReceiver
             SingleReader = true,
             SingleWriter = true,
             FullMode = BoundedChannelFullMode.Wait,
+
+            // The only continuation is BlockingWait's event, set inline by the other side: queued to the thread pool
+            // instead, each wake-up would cost a work item (an allocation) and a pool thread's hop.
+            AllowSynchronousContinuations = true,
         });
-        Replies = Channel.CreateBounded<PooledMessage>(new BoundedChannelOptions(1) { SingleReader = true, SingleWriter = true });
+        Replies = Channel.CreateBounded<PooledMessage>(
+            new BoundedChannelOptions(1) { SingleReader = true, SingleWriter = true, AllowSynchronousContinuations = true });
+
+        // A bounded channel's queue grows by doubling the first time it fills: filled once here, it never grows (and
+        // allocates) inside a measured loop.
+        var primer = new PooledMessage([]);
+        while (Messages.Writer.TryWrite(primer))
+        {
+        }
+
+        while (Messages.Reader.TryRead(out _))
+        {
+        }
     }
 
     public IReadOnlyList<int> PublisherIndexes { get; }
@@ -136,7 +148,7 @@ internal sealed class ChannelLink : IMessageReceiver
         // The echo is the very buffer received: in-process there is nothing to copy back.
         var held = _held!;
         held.AddReference();
-        ChannelWait.Write(Replies.Writer, held, _waitMode, () => _closed);
+        ChannelWait.Write(Replies.Writer, held, _waitMode, this);
     }
 
     public void Release()
@@ -150,6 +162,31 @@ internal sealed class ChannelLink : IMessageReceiver
         _closed = true;
         Messages.Writer.TryComplete();
         Replies.Writer.TryComplete();
+    }
+
+    public void Run(IReceiverLoop loop) => loop.Run(new HotPath(this));
+
+    /// <summary>The static-dispatch adapter (see <see cref="IReceiverPath"/>): whole messages, one segment each.</summary>
+    private readonly struct HotPath(ChannelLink receiver) : IReceiverPath
+    {
+        public bool Segmented => false;
+
+        public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken)
+        {
+            bool received = receiver.TryReceive(out segment, cancellationToken);
+            messageLength = segment.Length;
+            return received;
+        }
+
+        public bool TryReceiveNextSegment(out ReadOnlySpan<byte> segment, CancellationToken cancellationToken)
+        {
+            segment = default;
+            return false;
+        }
+
+        public void Reply(ReadOnlySpan<byte> message) => receiver.Reply(message);
+
+        public void Release() => receiver.Release();
     }
 }
 
@@ -166,14 +203,8 @@ internal static class ChannelWait
 
             if (mode == WaitMode.Block)
             {
-                try
-                {
-                    if (!reader.WaitToReadAsync(cancellationToken).AsTask().GetAwaiter().GetResult())
-                    {
-                        return false;
-                    }
-                }
-                catch (OperationCanceledException)
+                // No token: the channel hands a waiter without one its reusable operation; with one, a new one per wait.
+                if (!BlockingWait.Until(reader.WaitToReadAsync(CancellationToken.None), cancellationToken))
                 {
                     return false;
                 }
@@ -187,18 +218,18 @@ internal static class ChannelWait
         return true;
     }
 
-    public static void Write(ChannelWriter<PooledMessage> writer, PooledMessage message, WaitMode mode, Func<bool> isClosed)
+    public static void Write(ChannelWriter<PooledMessage> writer, PooledMessage message, WaitMode mode, ChannelLink link)
     {
         while (!writer.TryWrite(message))
         {
-            if (isClosed())
+            if (link.IsClosed)
             {
                 throw new IOException("The subscriber is gone.");
             }
 
             if (mode == WaitMode.Block)
             {
-                if (!writer.WaitToWriteAsync().AsTask().GetAwaiter().GetResult())
+                if (!BlockingWait.Until(writer.WaitToWriteAsync(), CancellationToken.None))
                 {
                     throw new IOException("The subscriber is gone.");
                 }
@@ -215,7 +246,8 @@ internal sealed class ChannelPublisher : IPublisherEndpoint
 {
     private readonly PublisherOptions _options;
     private readonly Action _unregister;
-    private readonly ConcurrentQueue<PooledMessage> _pool = new();
+    private PooledMessage[] _buffers = [];
+    private int _nextBuffer;
     private readonly List<ChannelLink> _links = [];
     private readonly int _capacity;
     private readonly object _gate = new();
@@ -265,13 +297,25 @@ internal sealed class ChannelPublisher : IPublisherEndpoint
 
             _snapshot = [.. _links];
         }
+
+        // Every buffer the run can have in flight, made now, so that the loop never allocates. Each link holds at most
+        // a full queue and the one its receiver works on, all among the latest sends, so buffers taken in turn are free
+        // again by the time they come round (one more for the loan, one spare).
+        _buffers = new PooledMessage[_capacity + 3];
+        for (int i = 0; i < _buffers.Length; i++)
+        {
+            _buffers[i] = new PooledMessage(GC.AllocateUninitializedArray<byte>(_options.MaxMessageBytes));
+        }
     }
 
     public Span<byte> Loan(int length)
     {
-        if (!_pool.TryDequeue(out var message))
+        var message = _buffers[_nextBuffer];
+        _nextBuffer = _nextBuffer + 1 == _buffers.Length ? 0 : _nextBuffer + 1;
+        while (message.InUse)
         {
-            message = new PooledMessage(GC.AllocateUninitializedArray<byte>(_options.MaxMessageBytes), _pool);
+            // Only for the moment between a receiver taking the next message and releasing this one.
+            Thread.Yield();
         }
 
         message.Length = length;
@@ -286,7 +330,7 @@ internal sealed class ChannelPublisher : IPublisherEndpoint
         message.SetReferences(_snapshot.Length);
         foreach (var link in _snapshot)
         {
-            ChannelWait.Write(link.Messages.Writer, message, link.WaitMode, () => link.IsClosed);
+            ChannelWait.Write(link.Messages.Writer, message, link.WaitMode, link);
         }
     }
 
@@ -319,5 +363,26 @@ internal sealed class ChannelPublisher : IPublisherEndpoint
         }
 
         _unregister();
+    }
+
+    public void Run(IPublisherLoop loop) => loop.Run(new HotPath(this));
+
+    /// <summary>The static-dispatch adapter (see <see cref="IPublisherPath"/>): whole messages, one segment each.</summary>
+    private readonly struct HotPath(ChannelPublisher endpoint) : IPublisherPath
+    {
+        public bool Segmented => false;
+
+        public bool FirstSegmentWritableUntilSend => true;
+
+        public Span<byte> LoanFirstSegment(int length) => endpoint.Loan(length);
+
+        public Span<byte> LoanNextSegment() => [];
+
+        public void Send() => endpoint.Send();
+
+        public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) =>
+            endpoint.TryReceiveReply(out reply, cancellationToken);
+
+        public void ReleaseReply() => endpoint.ReleaseReply();
     }
 }

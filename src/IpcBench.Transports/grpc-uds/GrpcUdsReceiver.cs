@@ -123,4 +123,22 @@ internal sealed class GrpcUdsReceiver : IMessageReceiver, IDisposable
         _channel.Dispose();
         _closing.Dispose();
     }
+
+    public void Run(IReceiverLoop loop) => loop.Run(new HotPath(this));
+
+    /// <summary>The static-dispatch adapter (see <see cref="IReceiverPath"/>): the rebuilt header, then the payload where it lies.</summary>
+    private readonly struct HotPath(GrpcUdsReceiver receiver) : IReceiverPath
+    {
+        public bool Segmented => true;
+
+        public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken) =>
+            receiver.TryReceiveFirstSegment(out segment, out messageLength, cancellationToken);
+
+        public bool TryReceiveNextSegment(out ReadOnlySpan<byte> segment, CancellationToken cancellationToken) =>
+            receiver.TryReceiveNextSegment(out segment, cancellationToken);
+
+        public void Reply(ReadOnlySpan<byte> message) => receiver.Reply(message);
+
+        public void Release() => receiver.Release();
+    }
 }

@@ -23,7 +23,9 @@ public sealed class GrpcUdsTransport : ITransport
         SupportsRoundTrip: true,
         WaitModes: [WaitMode.Block],
         DefaultWaitMode: WaitMode.Block,
-        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes);
+        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes,
+        HotLoopAllocations: "Google.Protobuf and Grpc.Net.Client: each message is a BenchMessage object with a ByteString, "
+            + "queued per subscriber stream; echoes are read through the client's async stream reader");
 
     public string? UnavailableReason => null;
 

@@ -281,6 +281,27 @@ internal sealed unsafe class Iceoryx2PublisherEndpoint : IPublisherEndpoint
         Thread.Sleep(1);
         return false;
     }
+
+    public void Run(IPublisherLoop loop) => loop.Run(new HotPath(this));
+
+    /// <summary>The static-dispatch adapter (see <see cref="IPublisherPath"/>): whole messages, one segment each.</summary>
+    private readonly struct HotPath(Iceoryx2PublisherEndpoint endpoint) : IPublisherPath
+    {
+        public bool Segmented => false;
+
+        public bool FirstSegmentWritableUntilSend => true;
+
+        public Span<byte> LoanFirstSegment(int length) => endpoint.Loan(length);
+
+        public Span<byte> LoanNextSegment() => [];
+
+        public void Send() => endpoint.Send();
+
+        public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) =>
+            endpoint.TryReceiveReply(out reply, cancellationToken);
+
+        public void ReleaseReply() => endpoint.ReleaseReply();
+    }
 }
 
 /// <summary>Turns a failure to create an iceoryx2 object into an error that says what could not be created.</summary>

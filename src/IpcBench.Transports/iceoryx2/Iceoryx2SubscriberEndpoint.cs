@@ -134,14 +134,6 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
         return false;
     }
 
-    /// <summary>A sample is always one segment; implemented here so the receive loop makes one interface call, not two.</summary>
-    public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken)
-    {
-        bool received = TryReceive(out segment, cancellationToken);
-        messageLength = segment.Length;
-        return received;
-    }
-
     public void Reply(ReadOnlySpan<byte> message)
     {
         var header = MessageHeader.Read(message);
@@ -239,4 +231,29 @@ internal sealed class Iceoryx2Receiver : IMessageReceiver, IDisposable
     }
 
     private sealed record EchoLink(Iceoryx2Publisher Publisher, Iceoryx2Notifier? Notifier);
+
+    public void Run(IReceiverLoop loop) => loop.Run(new HotPath(this));
+
+    /// <summary>The static-dispatch adapter (see <see cref="IReceiverPath"/>): whole messages, one segment each.</summary>
+    private readonly struct HotPath(Iceoryx2Receiver receiver) : IReceiverPath
+    {
+        public bool Segmented => false;
+
+        public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken)
+        {
+            bool received = receiver.TryReceive(out segment, cancellationToken);
+            messageLength = segment.Length;
+            return received;
+        }
+
+        public bool TryReceiveNextSegment(out ReadOnlySpan<byte> segment, CancellationToken cancellationToken)
+        {
+            segment = default;
+            return false;
+        }
+
+        public void Reply(ReadOnlySpan<byte> message) => receiver.Reply(message);
+
+        public void Release() => receiver.Release();
+    }
 }

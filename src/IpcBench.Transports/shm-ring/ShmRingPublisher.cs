@@ -737,6 +737,27 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
 
         // Otherwise a thread is stuck inside: leaking the mapping beats pulling it from under that thread.
     }
+
+    public void Run(IPublisherLoop loop) => loop.Run(new HotPath(this));
+
+    /// <summary>The static-dispatch adapter (see <see cref="IPublisherPath"/>): messages in chunks, written in place.</summary>
+    private readonly struct HotPath(ShmRingPublisher endpoint) : IPublisherPath
+    {
+        public bool Segmented => true;
+
+        public bool FirstSegmentWritableUntilSend => endpoint.FirstSegmentWritableUntilSend;
+
+        public Span<byte> LoanFirstSegment(int length) => endpoint.LoanFirstSegment(length);
+
+        public Span<byte> LoanNextSegment() => endpoint.LoanNextSegment();
+
+        public void Send() => endpoint.Send();
+
+        public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) =>
+            endpoint.TryReceiveReply(out reply, cancellationToken);
+
+        public void ReleaseReply() => endpoint.ReleaseReply();
+    }
 }
 
 internal static class Quiescence

@@ -634,4 +634,22 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
             _mapping.Dispose();
         }
     }
+
+    public void Run(IReceiverLoop loop) => loop.Run(new HotPath(this));
+
+    /// <summary>The static-dispatch adapter (see <see cref="IReceiverPath"/>): chunks read in place.</summary>
+    private readonly struct HotPath(ShmRingReceiver receiver) : IReceiverPath
+    {
+        public bool Segmented => true;
+
+        public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken) =>
+            receiver.TryReceiveFirstSegment(out segment, out messageLength, cancellationToken);
+
+        public bool TryReceiveNextSegment(out ReadOnlySpan<byte> segment, CancellationToken cancellationToken) =>
+            receiver.TryReceiveNextSegment(out segment, cancellationToken);
+
+        public void Reply(ReadOnlySpan<byte> message) => receiver.Reply(message);
+
+        public void Release() => receiver.Release();
+    }
 }

@@ -83,4 +83,29 @@ internal sealed class ZeroMqReceiver : IMessageReceiver
     }
 
     public void Close() => _dealer.Dispose();
+
+    public void Run(IReceiverLoop loop) => loop.Run(new HotPath(this));
+
+    /// <summary>The static-dispatch adapter (see <see cref="IReceiverPath"/>): whole messages, one segment each.</summary>
+    private readonly struct HotPath(ZeroMqReceiver receiver) : IReceiverPath
+    {
+        public bool Segmented => false;
+
+        public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken)
+        {
+            bool received = receiver.TryReceive(out segment, cancellationToken);
+            messageLength = segment.Length;
+            return received;
+        }
+
+        public bool TryReceiveNextSegment(out ReadOnlySpan<byte> segment, CancellationToken cancellationToken)
+        {
+            segment = default;
+            return false;
+        }
+
+        public void Reply(ReadOnlySpan<byte> message) => receiver.Reply(message);
+
+        public void Release() => receiver.Release();
+    }
 }

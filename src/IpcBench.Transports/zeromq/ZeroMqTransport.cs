@@ -20,7 +20,9 @@ public sealed class ZeroMqTransport : ITransport
         SupportsRoundTrip: true,
         WaitModes: [WaitMode.Spin, WaitMode.Yield, WaitMode.Block],
         DefaultWaitMode: WaitMode.Block,
-        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes);
+        MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes,
+        HotLoopAllocations: "NetMQ: a fresh array per message, because its I/O thread sends asynchronously out of the "
+            + "caller's array and a GC-backed Msg has no release callback to say when the array is free again");
 
     public string? UnavailableReason => null;
 

@@ -1,0 +1,209 @@
+using IpcBench.Transports;
+using IpcBench.Workload;
+
+namespace IpcBench.Transports.Tests;
+
+/// <summary>
+/// The publisher's and the receiver's loop allocate nothing per message, on every transport in the registry (but those
+/// that declare <see cref="TransportCapabilities.HotLoopAllocations"/>, held to that instead), in every
+/// wait strategy it offers, FULL and HEADER_ONLY, streaming and round trip: each thread's allocation counter is read
+/// after a warm-up and again after many more messages, from inside the loop (a wrapping path, itself compiled per
+/// transport like the loop).
+/// </summary>
+[Collection(nameof(SerialMeasurements))]
+public sealed class HotLoopAllocationTests
+{
+    private const int WarmupMessages = 3_000;
+    private const int MeasuredMessages = 20_000;
+    private const int PayloadBytes = 1024;
+
+    public static TheoryData<string, WaitMode, bool, bool> Cases()
+    {
+        var data = new TheoryData<string, WaitMode, bool, bool>();
+        foreach (var transport in TransportRegistry.CreateDefault().All.Where(t => t.UnavailableReason is null))
+        {
+            foreach (var wait in transport.Capabilities.WaitModes)
+            {
+                data.Add(transport.Id, wait, true, false);
+                data.Add(transport.Id, wait, false, false);
+            }
+
+            if (transport.Capabilities.SupportsRoundTrip)
+            {
+                data.Add(transport.Id, transport.Capabilities.DefaultWaitMode, true, true);
+            }
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(Cases))]
+    public async Task Hot_loops_allocate_nothing_per_message(string id, WaitMode wait, bool full, bool roundTrip)
+    {
+        var transport = TransportRegistry.CreateDefault().Find(id)!;
+        var runtimeDirectory = Directory.CreateTempSubdirectory("ipcbench-alloc-").FullName;
+        var environment = new TransportEnvironment(runtimeDirectory, Environment.ProcessId);
+        var key = Guid.NewGuid().ToString("N")[..8];
+        int maxMessage = MessageHeader.Size + PayloadBytes;
+        var window = new MeasurementWindow();
+        window.Start(0);
+        var publisherMeter = new AllocationMeter();
+        var receiverMeter = new AllocationMeter();
+        using var cancel = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        var endpoint = transport.CreatePublisher(new PublisherOptions(environment, key, 0, 1, 1, 1, maxMessage, wait, roundTrip));
+        ISubscriberEndpoint? subscriber = null;
+        try
+        {
+            var accepting = Task.Run(() => endpoint.WaitForSubscribers(1, TimeSpan.FromSeconds(20), cancel.Token));
+            subscriber = transport.CreateSubscriber(
+                new SubscriberOptions(environment, key, 0, [new PublisherAddress(0, endpoint.Address)], 1, 1, maxMessage, wait, roundTrip), cancel.Token);
+            await accepting.WaitAsync(cancel.Token);
+
+            var plan = new SubscriberPlan(PayloadBytes, full, roundTrip, 1);
+            var receivers = subscriber.Receivers.Select(r => new ReceiverWorker(new MeteredReceiver(r, receiverMeter), plan, window)).ToList();
+            var publisher = new PublisherWorker(
+                new MeteredPublisher(endpoint, publisherMeter),
+                new PublisherPlan(0, PayloadBytes, full, 0, roundTrip, 1, wait, WarmupMessages + MeasuredMessages + 100),
+                window);
+            var threads = receivers.Select(r => new Thread(() => r.Run(cancel.Token))).Append(new Thread(() => publisher.Run(cancel.Token))).ToList();
+            threads.ForEach(t => t.Start());
+            threads.ForEach(t => t.Join());
+
+            Assert.False(cancel.IsCancellationRequested, "the run timed out");
+            Assert.Equal(WarmupMessages + MeasuredMessages + 100, receivers.Sum(r => r.Counters.Received));
+            Assert.True(publisherMeter.Measured, "the publisher's meter saw the whole measured stretch");
+            Assert.True(receiverMeter.Measured, "the receiver's meter saw the whole measured stretch");
+            string run = $"{id} {wait} {(full ? "FULL" : "HEADER_ONLY")}{(roundTrip ? " round trip" : "")}";
+            if (transport.Capabilities.HotLoopAllocations is null)
+            {
+                Assert.True(publisherMeter.Bytes == 0, $"{run}: the publisher's loop allocated {publisherMeter.Bytes} bytes over {MeasuredMessages} messages");
+                Assert.True(receiverMeter.Bytes == 0, $"{run}: the receiver's loop allocated {receiverMeter.Bytes} bytes over {MeasuredMessages} messages");
+            }
+            else
+            {
+                // A declared exception stays true: once the transport stops allocating, its declaration must go.
+                Assert.True(
+                    publisherMeter.Bytes + receiverMeter.Bytes >= MeasuredMessages,
+                    $"{run} declares that its loops allocate ({transport.Capabilities.HotLoopAllocations}) but they allocated only {publisherMeter.Bytes + receiverMeter.Bytes} bytes over {MeasuredMessages} messages");
+            }
+        }
+        finally
+        {
+            subscriber?.Dispose();
+            endpoint.Dispose();
+            Directory.Delete(runtimeDirectory, recursive: true);
+        }
+    }
+
+    /// <summary>Reads the calling thread's allocation counter at message <see cref="WarmupMessages"/> and again <see cref="MeasuredMessages"/> later.</summary>
+    private sealed class AllocationMeter
+    {
+        private long _messages;
+        private long _start;
+
+        public long Bytes { get; private set; }
+
+        public bool Measured { get; private set; }
+
+        public void Count()
+        {
+            long count = ++_messages;
+            if (count == WarmupMessages)
+            {
+                _start = GC.GetAllocatedBytesForCurrentThread();
+            }
+            else if (count == WarmupMessages + MeasuredMessages)
+            {
+                Bytes = GC.GetAllocatedBytesForCurrentThread() - _start;
+                Measured = true;
+            }
+        }
+    }
+
+    private sealed class MeteredPublisher(IPublisherEndpoint inner, AllocationMeter meter) : IPublisherEndpoint
+    {
+        public string Address => inner.Address;
+
+        public void WaitForSubscribers(int count, TimeSpan timeout, CancellationToken cancellationToken) => inner.WaitForSubscribers(count, timeout, cancellationToken);
+
+        public Span<byte> Loan(int length) => inner.Loan(length);
+
+        public void Send() => inner.Send();
+
+        public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) => inner.TryReceiveReply(out reply, cancellationToken);
+
+        public void ReleaseReply() => inner.ReleaseReply();
+
+        public void Run(IPublisherLoop loop) => inner.Run(new Wrapping(loop, meter));
+
+        public void Dispose() => inner.Dispose();
+
+        private sealed class Wrapping(IPublisherLoop loop, AllocationMeter meter) : IPublisherLoop
+        {
+            public void Run<TInner>(TInner path)
+                where TInner : struct, IPublisherPath => loop.Run(new Path<TInner>(path, meter));
+        }
+
+        private readonly struct Path<TInner>(TInner inner, AllocationMeter meter) : IPublisherPath
+            where TInner : struct, IPublisherPath
+        {
+            public bool Segmented => inner.Segmented;
+
+            public bool FirstSegmentWritableUntilSend => inner.FirstSegmentWritableUntilSend;
+
+            public Span<byte> LoanFirstSegment(int length) => inner.LoanFirstSegment(length);
+
+            public Span<byte> LoanNextSegment() => inner.LoanNextSegment();
+
+            public void Send()
+            {
+                inner.Send();
+                meter.Count();
+            }
+
+            public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) => inner.TryReceiveReply(out reply, cancellationToken);
+
+            public void ReleaseReply() => inner.ReleaseReply();
+        }
+    }
+
+    private sealed class MeteredReceiver(IMessageReceiver inner, AllocationMeter meter) : IMessageReceiver
+    {
+        public IReadOnlyList<int> PublisherIndexes => inner.PublisherIndexes;
+
+        public bool TryReceive(out ReadOnlySpan<byte> message, CancellationToken cancellationToken) => inner.TryReceive(out message, cancellationToken);
+
+        public void Reply(ReadOnlySpan<byte> message) => inner.Reply(message);
+
+        public void Release() => inner.Release();
+
+        public void Run(IReceiverLoop loop) => inner.Run(new Wrapping(loop, meter));
+
+        private sealed class Wrapping(IReceiverLoop loop, AllocationMeter meter) : IReceiverLoop
+        {
+            public void Run<TInner>(TInner path)
+                where TInner : struct, IReceiverPath => loop.Run(new Path<TInner>(path, meter));
+        }
+
+        private readonly struct Path<TInner>(TInner inner, AllocationMeter meter) : IReceiverPath
+            where TInner : struct, IReceiverPath
+        {
+            public bool Segmented => inner.Segmented;
+
+            public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken) =>
+                inner.TryReceiveFirstSegment(out segment, out messageLength, cancellationToken);
+
+            public bool TryReceiveNextSegment(out ReadOnlySpan<byte> segment, CancellationToken cancellationToken) =>
+                inner.TryReceiveNextSegment(out segment, cancellationToken);
+
+            public void Reply(ReadOnlySpan<byte> message) => inner.Reply(message);
+
+            public void Release()
+            {
+                inner.Release();
+                meter.Count();
+            }
+        }
+    }
+}
