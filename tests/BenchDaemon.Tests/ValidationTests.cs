@@ -41,6 +41,8 @@ public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper outpu
         ["spin on named pipes"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "named-pipes"; s.WaitStrategy = WaitStrategy.Spin; })),
         ["yield on named pipes"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "named-pipes"; s.WaitStrategy = WaitStrategy.Yield; })),
         ["spin on grpc-uds"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "grpc-uds"; s.WaitStrategy = WaitStrategy.Spin; })),
+        ["negative latency sampling"] = ("spec.latency_sample_every", Valid.With(s => s.LatencySampleEvery = -1)),
+        ["latency sampling above the maximum"] = ("spec.latency_sample_every", Valid.With(s => s.LatencySampleEvery = 1_000_001)),
     };
 
     public static TheoryData<string> InvalidSpecCases => [.. InvalidSpecs.Keys];

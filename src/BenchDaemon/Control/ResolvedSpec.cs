@@ -16,7 +16,8 @@ public sealed record ResolvedSpec(
     PayloadAccess PayloadAccess,
     Mode Mode,
     WaitMode WaitMode,
-    string Name)
+    string Name,
+    int LatencySampleEvery)
 {
     public bool FullPayload => PayloadAccess == PayloadAccess.Full;
 
@@ -58,6 +59,7 @@ public sealed record ResolvedSpec(
             Mode = Mode,
             WaitStrategy = WaitStrategies.ToProto(WaitMode),
             Name = Name,
+            LatencySampleEvery = LatencySampleEvery,
         };
         if (Duration is { } duration)
         {

@@ -1,6 +1,7 @@
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
+using IpcBench.Workload;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
 
@@ -99,8 +100,11 @@ public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonO
             throw Invalid("spec.name", $"must be at most 200 characters; got {spec.Name.Length}");
         }
 
+        RequireRange("spec.latency_sample_every", spec.LatencySampleEvery, 0, LatencySampling.MaxEvery);
+        int sampleEvery = LatencySampling.Resolve(spec.LatencySampleEvery, mode == Mode.RoundTrip, spec.RatePerPublisher);
+
         return new ResolvedSpec(transport, spec.Publishers, spec.Subscribers, spec.PayloadBytes, duration, warmup,
-            spec.RatePerPublisher, topology, access, mode, waitMode, spec.Name);
+            spec.RatePerPublisher, topology, access, mode, waitMode, spec.Name, sampleEvery);
     }
 
     public static string WaitStrategyName(WaitStrategy strategy) =>

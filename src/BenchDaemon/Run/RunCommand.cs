@@ -34,10 +34,15 @@ public static class RunCommand
         var mode = new Option<string>("--mode") { Description = "stream or round-trip", DefaultValueFactory = _ => "stream" };
         var wait = new Option<string?>("--wait") { Description = "spin, yield or block (default: each transport's default)" };
         var rate = new Option<double>("--rate") { Description = "Messages per second per publisher; 0 = as fast as possible", DefaultValueFactory = _ => 0 };
+        var sampleEvery = new Option<int>("--latency-sample-every")
+        {
+            Description = "Measure latency for one message in N (0 = 1 for round trips and --rate runs, 64 for closed-loop streams)",
+            DefaultValueFactory = _ => 0,
+        };
         var output = new Option<string?>("--out") { Description = "Directory for results.json, results.csv, results-series.csv and results.hlog (default: results/<timestamp>)" };
         var command = new Command("run", "Run a benchmark matrix once and print the results (about a minute with no options)")
         {
-            transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, output,
+            transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, sampleEvery, output,
         };
         command.SetAction((result, token) =>
         {
@@ -56,6 +61,7 @@ public static class RunCommand
                     ParseMode(result.GetValue(mode)!),
                     ParseWait(result.GetValue(wait)),
                     result.GetValue(rate),
+                    result.GetValue(sampleEvery),
                     result.GetValue(output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture)));
             }
             catch (ArgumentException e)
@@ -222,6 +228,7 @@ public static class RunCommand
             Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Duration),
             Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup),
             RatePerPublisher = settings.Rate,
+            LatencySampleEvery = settings.LatencySampleEvery,
             Topology = settings.Topology,
             PayloadAccess = access,
             Mode = settings.Mode,
@@ -303,5 +310,6 @@ public static class RunCommand
         Mode Mode,
         WaitMode? Wait,
         double Rate,
+        int LatencySampleEvery,
         string OutputDirectory);
 }

@@ -335,7 +335,7 @@ public sealed class ScenarioRun
             for (int p = 0; p < Spec.Publishers; p++)
             {
                 var worker = new PublisherWorker(_endpoints[p], new PublisherPlan(p, Spec.PayloadBytes, Spec.FullPayload, Spec.RatePerPublisher,
-                    Spec.RoundTrip, Spec.SubscribersPerPublisher, Spec.WaitMode), _window);
+                    Spec.RoundTrip, Spec.SubscribersPerPublisher, Spec.WaitMode, LatencySampleEvery: Spec.LatencySampleEvery), _window);
                 _publishers.Add(worker);
                 _roundTripReaders.Add(new IntervalHistogramReader(worker.RoundTripLatency));
                 var thread = new Thread(() => RunPublisher(worker)) { IsBackground = true, Name = $"pub{p}" };
