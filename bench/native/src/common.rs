@@ -102,6 +102,32 @@ pub fn write_end_of_stream(message: &mut [u8], publisher_index: i32, sequence: i
     .write(message);
 }
 
+/// Sequence tracking of one publisher's stream (ReceiverWorker): the next expected sequence, gaps counted as lost,
+/// anything older as duplicated.
+#[inline(always)]
+pub fn track_sequence(next: &mut i64, sequence: i64, lost: &mut u64, duplicated: &mut u64) {
+    if sequence == *next {
+        *next += 1;
+    } else if sequence > *next {
+        *lost += (sequence - *next) as u64;
+        *next = sequence + 1;
+    } else {
+        *duplicated += 1;
+    }
+}
+
+/// The messages an end-of-stream marker (carrying the next sequence) says were never delivered.
+#[inline(always)]
+pub fn end_of_stream_gap(next: &mut i64, sequence: i64) -> u64 {
+    if sequence > *next {
+        let gap = (sequence - *next) as u64;
+        *next = sequence;
+        gap
+    } else {
+        0
+    }
+}
+
 /// ReceiverWorker: counters, sequence tracking and one-way latency of one subscriber.
 pub struct Receiver {
     pub payload_bytes: usize,
@@ -151,11 +177,7 @@ impl Receiver {
         let header = Header::read(message);
         if header.flags & FLAG_END_OF_STREAM != 0 {
             if (header.publisher_index as usize) < self.total_publishers {
-                let next = &mut self.next_sequence[header.publisher_index as usize];
-                if header.sequence > *next {
-                    self.lost += (header.sequence - *next) as u64;
-                    *next = header.sequence;
-                }
+                self.lost += end_of_stream_gap(&mut self.next_sequence[header.publisher_index as usize], header.sequence);
             }
             self.end_of_streams += 1;
             return Outcome::EndOfStream;
@@ -167,14 +189,7 @@ impl Receiver {
             self.corrupted += 1;
         } else {
             let next = &mut self.next_sequence[header.publisher_index as usize];
-            if header.sequence == *next {
-                *next += 1;
-            } else if header.sequence > *next {
-                self.lost += (header.sequence - *next) as u64;
-                *next = header.sequence + 1;
-            } else {
-                self.duplicated += 1;
-            }
+            track_sequence(next, header.sequence, &mut self.lost, &mut self.duplicated);
         }
 
         if header.send_timestamp_ns >= self.measure_from_ns {
@@ -229,6 +244,97 @@ impl Receiver {
     }
 }
 
+/// The subscriber of the minimal loops (`ring`, `iox2 --minimal`): no clock and no histogram. It always checks the
+/// sequence; under `full` (the ring's FULL) also the payload length, the FULL flag and the checksum of every payload
+/// byte. One publisher.
+pub struct MinimalReceiver {
+    pub payload_bytes: usize,
+    pub full: bool,
+    pub next_sequence: i64,
+    pub received: u64,
+    pub lost: u64,
+    pub corrupted: u64,
+    pub duplicated: u64,
+}
+
+impl MinimalReceiver {
+    pub fn new(payload_bytes: usize, full: bool) -> Self {
+        Self { payload_bytes, full, next_sequence: 0, received: 0, lost: 0, corrupted: 0, duplicated: 0 }
+    }
+
+    #[inline(always)]
+    pub fn process(&mut self, message: &[u8]) -> Outcome {
+        let flags = u16::from_le_bytes(message[6..8].try_into().unwrap());
+        let sequence = i64::from_le_bytes(message[8..16].try_into().unwrap());
+        if flags & FLAG_END_OF_STREAM != 0 {
+            self.lost += end_of_stream_gap(&mut self.next_sequence, sequence);
+            return Outcome::EndOfStream;
+        }
+        self.received += 1;
+        if self.full {
+            let header = Header::read(message);
+            if message.len() < HEADER_SIZE + self.payload_bytes
+                || header.payload_length as usize != self.payload_bytes
+                || flags & FLAG_FULL_PAYLOAD == 0
+                || checksum::compute(&message[HEADER_SIZE..HEADER_SIZE + self.payload_bytes], sequence as u64) != header.checksum
+            {
+                self.corrupted += 1;
+                return Outcome::Message;
+            }
+        }
+        track_sequence(&mut self.next_sequence, sequence, &mut self.lost, &mut self.duplicated);
+        Outcome::Message
+    }
+
+    /// The same RESULT line as Receiver's; `measured` is counted by the publisher here (no stamps to tell).
+    pub fn result_line(&self) -> String {
+        format!(
+            "RESULT received={} lost={} corrupted={} duplicated={}",
+            self.received, self.lost, self.corrupted, self.duplicated
+        )
+    }
+}
+
+/// What a publisher sent in the measured window of an untimed loop.
+pub struct Window {
+    pub sent: i64,
+    pub measured: i64,
+    pub seconds: f64,
+}
+
+/// The minimal loops' publisher: calls `send` with sequence 0, 1, 2… back to back with no clock read per message. A
+/// timer thread flips a flag at the end of the warmup and at the end of the window; the loop reads the clock only
+/// then, to note the sequence and the time of each edge.
+pub fn run_untimed(warmup: f64, duration: f64, mut send: impl FnMut(i64) -> Result<(), String>) -> Result<Window, String> {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    use std::sync::Arc;
+    let phase = Arc::new(AtomicU8::new(0));
+    let timer = Arc::clone(&phase);
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs_f64(warmup));
+        timer.store(1, Ordering::Relaxed);
+        std::thread::sleep(std::time::Duration::from_secs_f64(duration));
+        timer.store(2, Ordering::Relaxed);
+    });
+    let (mut sequence, mut seen) = (0i64, 0u8);
+    let (mut from_sequence, mut from_ns) = (0i64, now_ns());
+    loop {
+        let now_phase = phase.load(Ordering::Relaxed);
+        if now_phase != seen {
+            let now = now_ns();
+            if seen == 0 {
+                (from_sequence, from_ns) = (sequence, now);
+            }
+            if now_phase == 2 {
+                return Ok(Window { sent: sequence, measured: sequence - from_sequence, seconds: (now - from_ns) as f64 / 1e9 });
+            }
+            seen = now_phase;
+        }
+        send(sequence)?;
+        sequence += 1;
+    }
+}
+
 /// Queue depth per subscriber, as src/IpcBench.Transports/iceoryx2/ServiceLayout.QueueDepth with its defaults
 /// (4 MiB per subscriber, 2..256 messages, at most 64 MiB per publisher).
 pub fn queue_depth(max_message_bytes: usize, subscribers: usize) -> usize {
@@ -241,6 +347,29 @@ pub fn queue_depth(max_message_bytes: usize, subscribers: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn message(payload: usize, sequence: i64, flags: u16) -> Vec<u8> {
+        let mut m = vec![0u8; HEADER_SIZE + payload];
+        write_message(&mut m, payload, flags & FLAG_FULL_PAYLOAD != 0, 0, sequence, 0);
+        if flags & FLAG_END_OF_STREAM != 0 {
+            write_end_of_stream(&mut m, 0, sequence);
+        }
+        m
+    }
+
+    #[test]
+    fn the_minimal_receiver_counts_gaps_duplicates_and_corrupted_payloads() {
+        let mut rx = MinimalReceiver::new(100, true);
+        for sequence in [0, 1, 3, 3] {
+            rx.process(&message(100, sequence, FLAG_FULL_PAYLOAD));
+        }
+        let mut bad = message(100, 4, FLAG_FULL_PAYLOAD);
+        bad[HEADER_SIZE + 99] ^= 1;
+        rx.process(&bad);
+        assert!(matches!(rx.process(&message(0, 7, FLAG_END_OF_STREAM)), Outcome::EndOfStream));
+        // 2 lost, then 3 again, 4 corrupted (so 4, 5, 6 are counted lost at the end of the stream).
+        assert_eq!((rx.received, rx.lost, rx.duplicated, rx.corrupted), (5, 4, 1, 1));
+    }
 
     /// The same values as the C# test Queue_depth_follows_the_message_size_and_the_shared_memory_budget.
     #[test]

@@ -183,6 +183,24 @@ pub fn subscriber(cfg: &Config, name: &str) -> Res<()> {
     }
     sub.update_connections().map_err(err("update_connections"))?;
 
+    if cfg.minimal {
+        // The sequence number only: no clock, no histogram, no checksum.
+        let mut rx = MinimalReceiver::new(cfg.payload, false);
+        crate::ready_and_wait_for_start()?;
+        loop {
+            match sub.receive().map_err(err("receive"))? {
+                Some(sample) => {
+                    if let Outcome::EndOfStream = rx.process(sample.payload()) {
+                        break;
+                    }
+                }
+                None => pause(cfg.wait),
+            }
+        }
+        println!("{}", rx.result_line());
+        return Ok(());
+    }
+
     let mut rx = Receiver::new(cfg.payload, cfg.full, cfg.round_trip, 1);
     rx.measure_from_ns = crate::ready_and_wait_for_start()?;
     let mut echo = [0u8; HEADER_SIZE];

@@ -6,11 +6,17 @@
 //!
 //! ipcbench-native <iox2|uds> [--payload 8] [--access full|header-only] [--wait spin|yield|block]
 //!                 [--mode stream|round-trip] [--duration 2] [--warmup 0.5] [--subscribers 1]
+//!
+//! Two minimal loops, the references for the harness-overhead and shm-ring bars (no clock read per message, no
+//! histogram; msg/s counted by the publisher over a window whose edges a timer thread marks):
+//! ipcbench-native iox2 --minimal [--payload 64] [--wait spin|yield] …   sequence number only (HEADER_ONLY)
+//! ipcbench-native ring [--payload 8] [--access full|header-only] [--slots N] …   a bare SPSC ring in /dev/shm
 
 mod checksum;
 mod common;
 mod histogram;
 mod iox2;
+mod ring;
 mod uds;
 
 use std::io::{BufRead, BufReader, Write};
@@ -22,6 +28,7 @@ use common::*;
 pub enum Transport {
     Iox2,
     Uds,
+    Ring,
 }
 
 #[derive(Clone, Debug)]
@@ -34,6 +41,10 @@ pub struct Config {
     pub duration: f64,
     pub warmup: f64,
     pub subscribers: usize,
+    /// No clock read per message and no histogram (ring always; iox2 with --minimal: the sequence number only).
+    pub minimal: bool,
+    /// Ring slots (a power of two); None = ring::slot_count's default.
+    pub slots: Option<usize>,
 }
 
 /// The publisher's side of a transport; the loop around it (pacing, round trips, end of stream) is shared.
@@ -50,7 +61,10 @@ pub trait PublisherSide {
 fn usage() -> ! {
     eprintln!(
         "usage: ipcbench-native <iox2|uds> [--payload BYTES] [--access full|header-only] [--wait spin|yield|block]\n\
-         \x20                      [--mode stream|round-trip] [--duration SECONDS] [--warmup SECONDS] [--subscribers M]"
+         \x20                      [--mode stream|round-trip] [--duration SECONDS] [--warmup SECONDS] [--subscribers M]\n\
+         \x20      ipcbench-native iox2 --minimal [--payload BYTES] [--wait spin|yield] [--duration S] [--warmup S]\n\
+         \x20      ipcbench-native ring [--payload BYTES] [--access full|header-only] [--wait spin|yield] [--slots N]\n\
+         \x20                           [--duration S] [--warmup S]"
     );
     std::process::exit(2);
 }
@@ -59,31 +73,46 @@ fn parse(args: &[String]) -> (Config, Vec<(String, String)>) {
     let transport = match args.first().map(String::as_str) {
         Some("iox2") | Some("iceoryx2") => Transport::Iox2,
         Some("uds") => Transport::Uds,
+        Some("ring") => Transport::Ring,
         _ => usage(),
     };
     let mut cfg = Config {
         transport,
         payload: 8,
         full: true,
-        wait: Wait::Yield,
+        wait: if transport == Transport::Ring { Wait::Spin } else { Wait::Yield },
         round_trip: false,
         duration: 2.0,
         warmup: 0.5,
         subscribers: 1,
+        minimal: transport == Transport::Ring,
+        slots: None,
     };
+    let mut access_given = false;
     let mut extra = Vec::new();
     let mut i = 1;
     while i < args.len() {
         let key = args[i].as_str();
+        if key == "--minimal" {
+            cfg.minimal = true;
+            i += 1;
+            continue;
+        }
         let value = args.get(i + 1).cloned().unwrap_or_else(|| usage());
         match key {
             "--payload" => cfg.payload = value.parse().unwrap_or_else(|_| usage()),
+            "--access" => access_given = true,
+            "--slots" => cfg.slots = Some(value.parse().unwrap_or_else(|_| usage())),
+            _ => {}
+        }
+        match key {
             "--access" => cfg.full = match value.as_str() { "full" => true, "header-only" | "header" => false, _ => usage() },
             "--wait" => cfg.wait = match value.as_str() { "spin" => Wait::Spin, "yield" => Wait::Yield, "block" => Wait::Block, _ => usage() },
             "--mode" => cfg.round_trip = match value.as_str() { "stream" => false, "round-trip" | "rtt" => true, _ => usage() },
             "--duration" => cfg.duration = value.trim_end_matches('s').parse().unwrap_or_else(|_| usage()),
             "--warmup" => cfg.warmup = value.trim_end_matches('s').parse().unwrap_or_else(|_| usage()),
             "--subscribers" => cfg.subscribers = value.parse().unwrap_or_else(|_| usage()),
+            "--slots" => {}
             _ if key.starts_with("--") => extra.push((key.to_string(), value)),
             _ => usage(),
         }
@@ -92,6 +121,23 @@ fn parse(args: &[String]) -> (Config, Vec<(String, String)>) {
     if cfg.transport == Transport::Iox2 && cfg.wait == Wait::Block {
         eprintln!("ipcbench-native: iox2 supports --wait spin|yield (no event service here)");
         std::process::exit(2);
+    }
+    if cfg.minimal {
+        let complaint = match cfg.transport {
+            Transport::Uds => Some("uds has no minimal loop"),
+            _ if cfg.round_trip => Some("the minimal loops are streams"),
+            _ if cfg.wait == Wait::Block => Some("the minimal loops wait by --wait spin|yield"),
+            Transport::Ring if cfg.subscribers != 1 => Some("the ring has one subscriber"),
+            Transport::Iox2 if access_given && cfg.full => Some("iox2 --minimal writes the sequence number only (header-only)"),
+            _ => None,
+        };
+        if let Some(complaint) = complaint {
+            eprintln!("ipcbench-native: {complaint}");
+            std::process::exit(2);
+        }
+        if cfg.transport == Transport::Iox2 {
+            cfg.full = false;
+        }
     }
     (cfg, extra)
 }
@@ -127,28 +173,51 @@ fn run_subscriber(args: &[String]) -> Result<(), String> {
     match cfg.transport {
         Transport::Iox2 => iox2::subscriber(&cfg, &name),
         Transport::Uds => uds::subscriber(&cfg, &name),
+        Transport::Ring => ring::subscriber(&cfg, &name),
     }
 }
 
 fn run_publisher(args: &[String]) -> Result<(), String> {
     let (cfg, _) = parse(args);
-    let name = match cfg.transport {
-        Transport::Iox2 => format!("ipcbench-native/{}/{}", std::process::id(), now_ns()),
-        Transport::Uds => format!("/tmp/ipcbench-native-{}.sock", std::process::id()),
-    };
-    let mut side: Box<dyn PublisherSide> = match cfg.transport {
-        Transport::Iox2 => Box::new(iox2::Iox2Publisher::create(&cfg, &name)?),
-        Transport::Uds => Box::new(uds::UdsPublisher::create(&cfg, &name)?),
-    };
+    let id = format!("{}-{}", std::process::id(), now_ns());
+    // One monomorphized loop per transport: no virtual call per message.
+    let line = match cfg.transport {
+        Transport::Iox2 => {
+            let name = format!("ipcbench-native/{id}");
+            with_subscribers(&cfg, args, &name, &mut iox2::Iox2Publisher::create(&cfg, &name)?)
+        }
+        Transport::Uds => {
+            let name = format!("/tmp/ipcbench-native-{id}.sock");
+            with_subscribers(&cfg, args, &name, &mut uds::UdsPublisher::create(&cfg, &name)?)
+        }
+        Transport::Ring => {
+            let name = format!("/dev/shm/ipcbench-native-ring-{id}");
+            with_subscribers(&cfg, args, &name, &mut ring::RingPublisher::create(&cfg, &name)?)
+        }
+    }?;
+    println!("{line}");
+    Ok(())
+}
 
+/// Starts the subscriber processes, drives the run, and reaps them (killed if the run failed).
+fn with_subscribers<S: PublisherSide>(cfg: &Config, args: &[String], name: &str, side: &mut S) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut children: Vec<Child> = Vec::new();
+    let mut result = Ok(String::new());
     for _ in 0..cfg.subscribers {
         let mut command = Command::new(&exe);
-        command.arg("sub").args(args).arg("--name").arg(&name).stdin(Stdio::piped()).stdout(Stdio::piped());
-        children.push(command.spawn().map_err(|e| format!("spawn subscriber: {e}"))?);
+        command.arg("sub").args(args).arg("--name").arg(name).stdin(Stdio::piped()).stdout(Stdio::piped());
+        match command.spawn() {
+            Ok(child) => children.push(child),
+            Err(e) => {
+                result = Err(format!("spawn subscriber: {e}"));
+                break;
+            }
+        }
     }
-    let result = drive(&cfg, side.as_mut(), &mut children);
+    if result.is_ok() {
+        result = drive(cfg, side, &mut children);
+    }
     if result.is_err() {
         for child in &mut children {
             let _ = child.kill();
@@ -157,12 +226,10 @@ fn run_publisher(args: &[String]) -> Result<(), String> {
     for child in &mut children {
         let _ = child.wait();
     }
-    let line = result?;
-    println!("{line}");
-    Ok(())
+    result
 }
 
-fn drive(cfg: &Config, side: &mut dyn PublisherSide, children: &mut [Child]) -> Result<String, String> {
+fn drive<S: PublisherSide>(cfg: &Config, side: &mut S, children: &mut [Child]) -> Result<String, String> {
     side.connect(now_ns() + 20_000_000_000)?;
     let mut readers: Vec<BufReader<std::process::ChildStdout>> =
         children.iter_mut().map(|c| BufReader::new(c.stdout.take().unwrap())).collect();
@@ -186,24 +253,31 @@ fn drive(cfg: &Config, side: &mut dyn PublisherSide, children: &mut [Child]) -> 
     let mut rtt = histogram::Histogram::new();
     let mut bad_echoes = 0u64;
     let mut sequence = 0i64;
-    loop {
-        let stamp = now_ns();
-        if stamp >= end {
-            break;
-        }
-        side.send_message(sequence, stamp)?;
-        if cfg.round_trip {
-            for _ in 0..cfg.subscribers {
-                let echo = side.await_echo()?;
-                let now = now_ns();
-                if echo.sequence != sequence {
-                    bad_echoes += 1;
-                } else if stamp >= measure_from {
-                    rtt.record(now - stamp);
+    let mut untimed = None;
+    if cfg.minimal {
+        let window = run_untimed(cfg.warmup, cfg.duration, |sequence| side.send_message(sequence, 0))?;
+        sequence = window.sent;
+        untimed = Some(window);
+    } else {
+        loop {
+            let stamp = now_ns();
+            if stamp >= end {
+                break;
+            }
+            side.send_message(sequence, stamp)?;
+            if cfg.round_trip {
+                for _ in 0..cfg.subscribers {
+                    let echo = side.await_echo()?;
+                    let now = now_ns();
+                    if echo.sequence != sequence {
+                        bad_echoes += 1;
+                    } else if stamp >= measure_from {
+                        rtt.record(now - stamp);
+                    }
                 }
             }
+            sequence += 1;
         }
-        sequence += 1;
     }
     let stopped = now_ns();
     side.send_end_of_stream(sequence)?;
@@ -233,7 +307,11 @@ fn drive(cfg: &Config, side: &mut dyn PublisherSide, children: &mut [Child]) -> 
         weighted_mean += field("mean_ns") as f64 * field("samples") as f64;
         samples += field("samples");
     }
-    let seconds = (stopped - measure_from) as f64 / 1e9;
+    let mut seconds = (stopped - measure_from) as f64 / 1e9;
+    if let Some(window) = &untimed {
+        // Every subscriber gets every message, and none is lost (checked): sent in the window = delivered.
+        (measured, seconds) = (window.measured as u64 * cfg.subscribers as u64, window.seconds);
+    }
     let (p50, p99) = if cfg.round_trip { (rtt.percentile(50.0), rtt.percentile(99.0)) } else { one_way };
     let (min, mean, max) = if cfg.round_trip {
         (rtt.min() as u64, rtt.mean(), rtt.max() as u64)
@@ -243,10 +321,11 @@ fn drive(cfg: &Config, side: &mut dyn PublisherSide, children: &mut [Child]) -> 
         (one_way_min, weighted_mean / samples as f64, one_way_max)
     };
     Ok(format!(
-        "{{\"impl\":\"native\",\"transport\":\"{}\",\"payload\":{},\"access\":\"{}\",\"wait\":\"{}\",\"mode\":\"{}\",\"subscribers\":{},\
+        "{{\"impl\":\"native\",\"minimal\":{},\"transport\":\"{}\",\"payload\":{},\"access\":\"{}\",\"wait\":\"{}\",\"mode\":\"{}\",\"subscribers\":{},\
          \"sent\":{},\"received\":{},\"measured\":{},\"seconds\":{:.3},\"msgs_per_sec\":{:.1},\"lost\":{},\"corrupted\":{},\"duplicated\":{},\
          \"bad_echoes\":{},\"latency\":\"{}\",\"p50_us\":{:.3},\"p99_us\":{:.3},\"min_us\":{:.3},\"mean_us\":{:.3},\"max_us\":{:.3}}}",
-        match cfg.transport { Transport::Iox2 => "iox2", Transport::Uds => "uds" },
+        cfg.minimal,
+        match cfg.transport { Transport::Iox2 => "iox2", Transport::Uds => "uds", Transport::Ring => "ring" },
         cfg.payload,
         if cfg.full { "full" } else { "header-only" },
         match cfg.wait { Wait::Spin => "spin", Wait::Yield => "yield", Wait::Block => "block" },
@@ -261,7 +340,7 @@ fn drive(cfg: &Config, side: &mut dyn PublisherSide, children: &mut [Child]) -> 
         corrupted,
         duplicated,
         bad_echoes,
-        if cfg.round_trip { "round-trip" } else { "one-way" },
+        if cfg.minimal { "none" } else if cfg.round_trip { "round-trip" } else { "one-way" },
         p50 as f64 / 1000.0,
         p99 as f64 / 1000.0,
         min as f64 / 1000.0,
