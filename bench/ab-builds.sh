@@ -28,13 +28,8 @@ run_args=("$@")
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-3}
 WARMUP=${WARMUP:-1}
-out=${OUT:-$(mktemp -d -t ipcbench-ab.XXXXXX)}
-mkdir -p "$out"
-log="$out/log.txt"
-tsv="$out/results.tsv"
-: >"$tsv"
-started=$(date +%s)
-say() { echo "[$(($(date +%s) - started)) s] $*" >&2; }
+. bench/lib.sh
+results_dir "${OUT:-$(mktemp -d -t ipcbench-ab.XXXXXX)}"
 
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   for checkout in "$baseline" "$candidate"; do

@@ -21,18 +21,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-3}
 WARMUP=${WARMUP:-1}
-out=${1:-$(mktemp -d -t ipcbench-harness-overhead.XXXXXX)}
-mkdir -p "$out"
-log="$out/log.txt"
-tsv="$out/results.tsv"
-: >"$tsv"
-started=$(date +%s)
-say() { echo "[$(($(date +%s) - started)) s] $*" >&2; }
-
-GRPCURL=${GRPCURL:-}
-if [[ -z $GRPCURL ]]; then
-  if [[ -x ../shared/tools/grpcurl ]]; then GRPCURL=../shared/tools/grpcurl; else GRPCURL=$(command -v grpcurl || true); fi
-fi
+. bench/lib.sh
+results_dir "${1:-$(mktemp -d -t ipcbench-harness-overhead.XXXXXX)}"
+find_grpcurl
 for tool in "$GRPCURL" jq python3; do
   command -v "$tool" >/dev/null || { echo "harness-overhead: $tool not found (grpcurl: set GRPCURL=)" >&2; exit 2; }
 done
@@ -79,6 +70,7 @@ run_ipcbench() {
   # WatchScenario ends after the final snapshot; the stored record (GetScenario) then has the environment too.
   timeout 300 "$GRPCURL" -plaintext -d "{\"id\":\"$id\"}" "$control" ipcbench.v1.BenchControl/WatchScenario >/dev/null 2>>"$log" || true
   final=$("$GRPCURL" -plaintext -d "{\"id\":\"$id\"}" "$control" ipcbench.v1.BenchControl/GetScenario 2>>"$log")
+  printf '%s\n' "$final" >"$out/r$round-$cell.json"
   jq -r --arg r "$round" --arg c "$cell" '
     def ns(d): ((d // "0s") | rtrimstr("s") | tonumber) * 1e9;
     [$r, $c, "ipcbench", (.stats.messages_per_second // 0), (.stats.messages_lost // "0"), (.stats.messages_corrupted // "0"),
@@ -116,7 +108,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   run_ipcbench "$round" ring-1024-full shm-ring 1024 FULL
   run_native "$round" ring-1024-full ring --payload 1024 --access full
 done
-say "done; raw results in $out (results.tsv, log.txt, daemon.log)"
+say "done; raw results in $out (results.tsv, r*-*.json: each IpcBench scenario as stored, log.txt, daemon.log)"
 
 python3 - "$tsv" "$DURATION" "$WARMUP" <<'PY'
 import statistics, sys
@@ -158,12 +150,8 @@ for cell, name, ref, bar in cells:
 cores = sorted({x["cores"] for (c, i), v in runs.items() if i == "ipcbench" for x in v.values() if x["cores"]})
 if cores:
     print(f"\nProbe cores: {', '.join(cores)}.")
-if bad:
-    print("\n**Left out (not completed, or lost or corrupted messages):**")
-    for line in bad:
-        print(f"- {line}")
-else:
-    print("\nEvery run completed with zero loss and zero corruption.")
+print("\n**Left out (not completed, or lost or corrupted messages):**\n" + "\n".join(f"- {b}" for b in bad) if bad
+      else "\nEvery run completed with zero loss and zero corruption.")
 PY
 echo
 echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); wall time $(($(date +%s) - started)) s."

@@ -18,10 +18,8 @@ DURATION=${DURATION:-5s}
 WARMUP=${WARMUP:-1s}
 SCRAPE_INTERVAL=${SCRAPE_INTERVAL:-1}
 
-GRPCURL=${GRPCURL:-}
-if [[ -z $GRPCURL ]]; then
-  if [[ -x ../shared/tools/grpcurl ]]; then GRPCURL=../shared/tools/grpcurl; else GRPCURL=$(command -v grpcurl || true); fi
-fi
+. bench/lib.sh
+find_grpcurl
 for tool in "$GRPCURL" curl jq; do
   command -v "$tool" >/dev/null || { echo "scrape-cost: $tool not found (grpcurl: set GRPCURL=)" >&2; exit 2; }
 done
