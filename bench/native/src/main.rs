@@ -168,6 +168,8 @@ fn main() {
 }
 
 fn run_subscriber(args: &[String]) -> Result<(), String> {
+    // A subscriber spins until its stream ends: it goes with its publisher if that one is killed.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
     let (cfg, extra) = parse(args);
     let name = extra.iter().find(|(k, _)| k == "--name").map(|(_, v)| v.clone()).ok_or("--name is required")?;
     match cfg.transport {
