@@ -101,18 +101,16 @@ fn parse(args: &[String]) -> (Config, Vec<(String, String)>) {
         let value = args.get(i + 1).cloned().unwrap_or_else(|| usage());
         match key {
             "--payload" => cfg.payload = value.parse().unwrap_or_else(|_| usage()),
-            "--access" => access_given = true,
-            "--slots" => cfg.slots = Some(value.parse().unwrap_or_else(|_| usage())),
-            _ => {}
-        }
-        match key {
-            "--access" => cfg.full = match value.as_str() { "full" => true, "header-only" | "header" => false, _ => usage() },
+            "--access" => {
+                access_given = true;
+                cfg.full = match value.as_str() { "full" => true, "header-only" | "header" => false, _ => usage() }
+            }
             "--wait" => cfg.wait = match value.as_str() { "spin" => Wait::Spin, "yield" => Wait::Yield, "block" => Wait::Block, _ => usage() },
             "--mode" => cfg.round_trip = match value.as_str() { "stream" => false, "round-trip" | "rtt" => true, _ => usage() },
             "--duration" => cfg.duration = value.trim_end_matches('s').parse().unwrap_or_else(|_| usage()),
             "--warmup" => cfg.warmup = value.trim_end_matches('s').parse().unwrap_or_else(|_| usage()),
             "--subscribers" => cfg.subscribers = value.parse().unwrap_or_else(|_| usage()),
-            "--slots" => {}
+            "--slots" => cfg.slots = Some(value.parse().unwrap_or_else(|_| usage())),
             _ if key.starts_with("--") => extra.push((key.to_string(), value)),
             _ => usage(),
         }
