@@ -2,6 +2,7 @@ using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
+using IpcBench.Workload;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Control;
