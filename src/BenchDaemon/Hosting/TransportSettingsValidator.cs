@@ -5,7 +5,9 @@ namespace IpcBench.Daemon.Hosting;
 
 /// <summary>
 /// Checks the transports' settings (IpcBench:Transports:&lt;id&gt;) at start-up, as each transport binds them: an unknown
-/// transport or setting, or a value out of range, stops the daemon naming the key and what it allows.
+/// transport or setting, or a value out of range, stops the daemon naming the key and what it allows. Options are
+/// validated before any hosted service starts, so this also configures process-wide transport state (iceoryx2's
+/// native library path and log level) before observability first probes the binding.
 /// </summary>
 public sealed class TransportSettingsValidator : IValidateOptions<DaemonOptions>
 {

@@ -1,4 +1,5 @@
 using System.ComponentModel.DataAnnotations;
+using IpcBench.Iceoryx2;
 
 namespace IpcBench.Transports.Iceoryx2;
 
@@ -34,6 +35,13 @@ public sealed record Iceoryx2Settings
     /// <summary>How long a subscriber waits for its publishers' services to show every publisher.</summary>
     [Range(typeof(TimeSpan), "00:00:00.001", "01:00:00")]
     public TimeSpan ConnectTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>The native library to load instead of the libipcbench_iox2.so beside the assemblies (a debugging aid).</summary>
+    public string? LibraryPath { get; init; }
+
+    /// <summary>iceoryx2's own console log level (stderr): Trace, Debug, Info, Warn, Error or Fatal.</summary>
+    [EnumDataType(typeof(Iceoryx2LogLevel))]
+    public Iceoryx2LogLevel LogLevel { get; init; } = Iceoryx2LogLevel.Error;
 
     /// <summary>
     /// Checked for free space before a publisher is created: the shared-memory directory the daemon was given, not a

@@ -7,7 +7,7 @@ namespace IpcBench.Transports.Iceoryx2;
 /// publish-subscribe service per scenario (per pair under PAIRED) sized for its publishers and subscribers, no-loss
 /// delivery, messages written and read in place in the shared-memory samples. Layout and choices: README.md here.
 /// </summary>
-public sealed class Iceoryx2Transport(Iceoryx2Settings settings) : ITransport
+public sealed class Iceoryx2Transport : ITransport
 {
     private const string TransportId = "iceoryx2";
 
@@ -22,7 +22,15 @@ public sealed class Iceoryx2Transport(Iceoryx2Settings settings) : ITransport
     {
     }
 
-    public Iceoryx2Settings Settings { get; } = settings;
+    public Iceoryx2Transport(Iceoryx2Settings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        Settings = settings;
+        // Process-wide, and read when the native library is first loaded: the transport is made before it is used.
+        Iceoryx2Library.Configure(settings.LibraryPath, settings.LogLevel);
+    }
+
+    public Iceoryx2Settings Settings { get; }
 
     public string Id => TransportId;
 
