@@ -4,7 +4,10 @@ using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.Transports;
+using IpcBench.Transports.Iceoryx2;
+using IpcBench.Transports.SharedMemory;
 using IpcBench.V1;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
 using Xunit.Abstractions;
 
@@ -45,17 +48,28 @@ public sealed class TransportConfigurationTests(ITestOutputHelper output)
         Assert.DoesNotContain("   at ", text, StringComparison.Ordinal);
     }
 
+    /// <summary>appsettings.json lists every transport setting, with the values the settings types default to.</summary>
     [Fact]
-    public void TheValidator_AcceptsTheDefaultsAndTheShippedAppsettings()
+    public void TheShippedAppsettings_HoldTheDefaults_AndPassTheValidator()
     {
-        var validator = new TransportSettingsValidator();
-        Assert.True(validator.Validate(null, new DaemonOptions()).Succeeded);
-
+        var configuration = new ConfigurationBuilder()
+            .AddJsonFile(Path.Combine(RepoLayout.Root, "src", "BenchDaemon", "appsettings.json"))
+            .Build();
         var shipped = new DaemonOptions();
-        shipped.Transports["shm-ring"] = new() { ["RingBytes"] = "4194304", ["StallTimeout"] = "00:00:10" };
-        Assert.True(validator.Validate(null, shipped).Succeeded);
+        configuration.GetSection(DaemonOptions.SectionName).Bind(shipped);
+
+        Assert.True(new TransportSettingsValidator().Validate(null, shipped).Succeeded);
+        Assert.Equal(new DaemonOptions().SharedMemoryDirectory, shipped.SharedMemoryDirectory);
+        Assert.Equal(new DaemonOptions().MaxPayloadBytes, shipped.MaxPayloadBytes);
+        var registry = TransportRegistry.CreateDefault(shipped.TransportSettings());
+        Assert.Equal(new ShmRingSettings(), ((ShmRingTransport)registry.Find("shm-ring")!).Settings);
+        Assert.Equal(new Iceoryx2Settings(), ((Iceoryx2Transport)registry.Find("iceoryx2")!).Settings);
+        Assert.Equal(
+            typeof(ShmRingSettings).GetProperties().Where(p => p.SetMethod is { IsPublic: true }).Select(p => p.Name).Order(),
+            shipped.Transports["shm-ring"].Keys.Order());
+
         shipped.Transports["shm-ring"]["RingBytes"] = "1";
-        Assert.True(validator.Validate(null, shipped).Failed);
+        Assert.True(new TransportSettingsValidator().Validate(null, shipped).Failed);
     }
 
     /// <summary>One shared-memory directory: admission control measures the one the rings are created in.</summary>

@@ -38,7 +38,7 @@ public static class SubscriberSetupResolver
         setup.Publishers.AddRange(publishers.Select(p => new PublisherEndpoint { PublisherIndex = p.PublisherIndex, Address = p.Address }));
         foreach (var (name, value) in options.TransportSettings().SectionOf(transportId))
         {
-            setup.TransportSettings[name] = value;
+            setup.TransportSettings[name] = value ?? string.Empty;
         }
 
         return setup;
