@@ -105,34 +105,16 @@ public sealed class AgentProgram : IAsyncDisposable
 
     private async Task OnAssignmentAsync(Assignment assignment)
     {
-        var spec = assignment.Spec;
-        var transport = TransportRegistry.CreateDefault().Find(spec.Transport)
-            ?? throw new InvalidOperationException($"this agent does not know transport '{spec.Transport}'");
-        var waitMode = spec.WaitStrategy switch
-        {
-            WaitStrategy.Spin => WaitMode.Spin,
-            WaitStrategy.Yield => WaitMode.Yield,
-            _ => WaitMode.Block,
-        };
-        bool roundTrip = spec.Mode == Mode.RoundTrip;
-        bool full = spec.PayloadAccess != PayloadAccess.HeaderOnly;
-        _totalPublishers = spec.Publishers;
-        var options = new SubscriberOptions(
-            new TransportEnvironment(Path.GetTempPath(), _arguments.DaemonPid),
-            _arguments.ScenarioId,
-            assignment.SubscriberIndex,
-            [.. assignment.Publishers.Select(p => new PublisherAddress(p.PublisherIndex, p.Address))],
-            spec.Publishers,
-            spec.Subscribers,
-            MessageHeader.Size + spec.PayloadBytes,
-            waitMode,
-            roundTrip);
-        _host = SubscriberHost.Connect(transport, options, new SubscriberPlan(spec.PayloadBytes, full, roundTrip, spec.Publishers), CancellationToken.None);
+        // The daemon resolved the whole set-up; this process maps it and derives nothing of its own.
+        var setup = assignment.Setup ?? throw new InvalidOperationException("the assignment carries no subscriber set-up");
+        var transport = setup.CreateTransport();
+        _totalPublishers = setup.TotalPublishers;
+        _host = SubscriberHost.Connect(transport, setup, CancellationToken.None);
         _host.Start();
         _ = _host.Completion.ContinueWith(
             t => TryReportAsync(ReportKind.Failed, t.Exception!.GetBaseException().Message),
             TaskContinuationOptions.OnlyOnFaulted);
-        Log($"subscriber {assignment.SubscriberIndex} connected to {assignment.Publishers.Count} publisher(s) over {transport.Id}");
+        Log($"subscriber {setup.SubscriberIndex} connected to {setup.Publishers.Count} publisher(s) over {transport.Id}");
         await ReportAsync(ReportKind.Ready).ConfigureAwait(false);
     }
 

@@ -36,17 +36,30 @@ public static class Iceoryx2Library
     /// <summary>File name of the native library that is copied beside the assemblies.</summary>
     public const string NativeLibraryFileName = "libipcbench_iox2.so";
 
-    /// <summary>Set to a full path to load the native library from somewhere else (debugging aid).</summary>
-    public const string LibraryPathEnvironmentVariable = "IPCBENCH_ICEORYX2_LIB";
-
-    /// <summary>iceoryx2 console log level at load time (trace/debug/info/warn/error/fatal); default error.</summary>
-    public const string LogLevelEnvironmentVariable = "IPCBENCH_ICEORYX2_LOG_LEVEL";
-
     private static readonly Lazy<string?> Unavailable = new(Probe, LazyThreadSafetyMode.ExecutionAndPublication);
+
+    // What Configure was given; read when the library is loaded.
+    private static volatile string? _libraryPath;
+    private static volatile int _logLevel = (int)Iceoryx2LogLevel.Error;
 
     static Iceoryx2Library()
     {
         NativeLibrary.SetDllImportResolver(typeof(Iceoryx2Library).Assembly, Resolve);
+    }
+
+    /// <summary>
+    /// Where to load the native library from (null: beside this assembly, the normal case; a full path is a debugging
+    /// aid) and iceoryx2's own console log level (iceoryx2 logs at Info by default, e.g. that no config file exists).
+    /// The path counts only before the library is first used; the log level is applied now if it is loaded already.
+    /// </summary>
+    public static void Configure(string? libraryPath, Iceoryx2LogLevel logLevel)
+    {
+        _libraryPath = string.IsNullOrEmpty(libraryPath) ? null : libraryPath;
+        _logLevel = (int)logLevel;
+        if (Unavailable.IsValueCreated && Unavailable.Value is null)
+        {
+            _ = NativeMethods.iox2b_set_log_level((int)logLevel);
+        }
     }
 
     /// <summary>True when the native library loads and has the expected ABI version.</summary>
@@ -117,8 +130,7 @@ public static class Iceoryx2Library
             return 0;
         }
 
-        var overridePath = Environment.GetEnvironmentVariable(LibraryPathEnvironmentVariable);
-        if (!string.IsNullOrEmpty(overridePath))
+        if (_libraryPath is { } overridePath)
         {
             return NativeLibrary.Load(overridePath);
         }
@@ -164,15 +176,7 @@ public static class Iceoryx2Library
             return $"{NativeLibraryFileName} has ABI version {version} but IpcBench.Iceoryx2 expects {NativeMethods.ExpectedAbiVersion}; rebuild native/iceoryx2-ipcbench";
         }
 
-        // iceoryx2 logs at Info by default (e.g. a warning that no config file exists); keep stderr quiet
-        // unless asked otherwise.
-        var level = Iceoryx2LogLevel.Error;
-        if (Enum.TryParse<Iceoryx2LogLevel>(Environment.GetEnvironmentVariable(LogLevelEnvironmentVariable), ignoreCase: true, out var requested))
-        {
-            level = requested;
-        }
-
-        _ = NativeMethods.iox2b_set_log_level((int)level);
+        _ = NativeMethods.iox2b_set_log_level(_logLevel);
         return null;
     }
 

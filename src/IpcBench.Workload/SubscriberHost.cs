@@ -1,5 +1,6 @@
 using HdrHistogram;
 using IpcBench.Transports;
+using IpcBench.V1;
 
 namespace IpcBench.Workload;
 
@@ -38,6 +39,22 @@ public sealed class SubscriberHost : IDisposable
     public Task Completion => _completion.Task;
 
     public bool SawEveryEndOfStream => _workers.All(w => w.SawEveryEndOfStream);
+
+    /// <summary>
+    /// The one way a subscriber is built from the daemon's resolved set-up, in an agent (with
+    /// <see cref="SubscriberSetups.CreateTransport"/>) and in the daemon (with its own instance of the transport) alike.
+    /// </summary>
+    public static SubscriberHost Connect(ITransport transport, SubscriberSetup setup, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(transport);
+        ArgumentNullException.ThrowIfNull(setup);
+        if (!string.Equals(transport.Id, setup.Transport, StringComparison.Ordinal))
+        {
+            throw new ArgumentException($"the set-up is for transport '{setup.Transport}', not '{transport.Id}'", nameof(setup));
+        }
+
+        return Connect(transport, setup.ToOptions(), setup.ToPlan(), cancellationToken);
+    }
 
     public static SubscriberHost Connect(ITransport transport, SubscriberOptions options, SubscriberPlan plan, CancellationToken cancellationToken)
     {

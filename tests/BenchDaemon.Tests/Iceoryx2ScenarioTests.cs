@@ -207,21 +207,8 @@ public sealed class Iceoryx2ScenarioTests(SharedDaemon shared, ITestOutputHelper
     [Fact]
     public async Task WithoutItsNativeLibrary_Iceoryx2IsReportedUnavailable_AndRefusedWithTheReason()
     {
-        // The daemon (and the agents it would start) inherit this: the binding then cannot load libipcbench_iox2.so.
-        const string variable = Iceoryx2Library.LibraryPathEnvironmentVariable;
-        var previous = Environment.GetEnvironmentVariable(variable);
-        Environment.SetEnvironmentVariable(variable, "/nonexistent/libipcbench_iox2.so");
-        DaemonProcess daemon;
-        try
-        {
-            daemon = await DaemonProcess.StartAsync();
-        }
-        finally
-        {
-            Environment.SetEnvironmentVariable(variable, previous);
-        }
-
-        await using var _ = daemon;
+        // The daemon (and the agents it would start, through their set-up) then cannot load libipcbench_iox2.so.
+        await using var daemon = await DaemonProcess.StartAsync("--IpcBench:Transports:iceoryx2:LibraryPath=/nonexistent/libipcbench_iox2.so");
         using var log = daemon.LogTo(output);
         var transports = await daemon.ListTransportsAsync();
         var info = transports.Single(t => t.Id == Transport);

@@ -3,6 +3,7 @@ using IpcBench.Daemon.Scenarios;
 using Grpc.Core;
 using IpcBench.Transports;
 using IpcBench.V1;
+using IpcBench.Workload;
 
 namespace IpcBench.Daemon.Control;
 

@@ -1,5 +1,6 @@
 using IpcBench.Transports;
 using IpcBench.V1;
+using IpcBench.Workload;
 
 namespace IpcBench.Daemon.Control;
 
@@ -68,22 +69,4 @@ public sealed record ResolvedSpec(
 
         return spec;
     }
-}
-
-public static class WaitStrategies
-{
-    public static WaitStrategy ToProto(WaitMode mode) => mode switch
-    {
-        WaitMode.Spin => WaitStrategy.Spin,
-        WaitMode.Yield => WaitStrategy.Yield,
-        _ => WaitStrategy.Block,
-    };
-
-    public static WaitMode? FromProto(WaitStrategy strategy) => strategy switch
-    {
-        WaitStrategy.Spin => WaitMode.Spin,
-        WaitStrategy.Yield => WaitMode.Yield,
-        WaitStrategy.Block => WaitMode.Block,
-        _ => null,
-    };
 }

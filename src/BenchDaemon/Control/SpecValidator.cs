@@ -3,6 +3,7 @@ using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.Workload;
 using IpcBench.V1;
+using IpcBench.Workload;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Control;

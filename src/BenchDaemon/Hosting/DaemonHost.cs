@@ -36,9 +36,10 @@ public static class DaemonHost
         }
 
         builder.Services.AddSingleton<IValidateOptions<DaemonOptions>, ControlPlaneOptionsValidator>();
+        builder.Services.AddSingleton<IValidateOptions<DaemonOptions>, TransportSettingsValidator>();
         builder.Services.AddSingleton<ControlPlaneSecurity>();
         builder.Services.Configure<HostOptions>(host => host.ShutdownTimeout = TimeSpan.FromSeconds(5));
-        builder.Services.AddSingleton(_ => TransportRegistry.CreateDefault());
+        builder.Services.AddSingleton(services => TransportRegistry.CreateDefault(services.GetRequiredService<IOptions<DaemonOptions>>().Value.TransportSettings()));
         builder.Services.AddSingleton<RuntimeDirectory>();
         builder.Services.AddSingleton<AgentDirectory>();
         builder.Services.AddSingleton<AgentLauncher>();

@@ -1,4 +1,5 @@
 using System.ComponentModel.DataAnnotations;
+using IpcBench.Transports;
 
 namespace IpcBench.Daemon.Hosting;
 
@@ -55,8 +56,9 @@ public sealed class DaemonOptions
     [Range(1, 4096)]
     public int MaxSubscribers { get; set; } = 64;
 
-    [Range(1, int.MaxValue - 64)]
-    public int MaxPayloadBytes { get; set; } = 64 * 1024 * 1024;
+    /// <summary>The largest payload a spec may ask for; at most what every transport carries (64 MiB).</summary>
+    [Range(1, TransportCapabilities.LargestPayloadBytes)]
+    public int MaxPayloadBytes { get; set; } = TransportCapabilities.LargestPayloadBytes;
 
     [Range(1, 64)]
     public int MaxConcurrentScenarios { get; set; } = 4;
@@ -69,8 +71,23 @@ public sealed class DaemonOptions
     [Range(0, long.MaxValue)]
     public long SharedMemoryBudgetBytes { get; set; }
 
-    /// <summary>The file system shared-memory transports use; a scenario needing more than it has free is refused.</summary>
-    public string SharedMemoryDirectory { get; set; } = "/dev/shm";
+    /// <summary>
+    /// The one shared-memory directory: shm-ring creates its rings here, iceoryx2 checks it for room (and is unavailable
+    /// unless it is /dev/shm, where shm_open puts its segments), and a scenario needing more than it has free is refused.
+    /// </summary>
+    [Required]
+    public string SharedMemoryDirectory { get; set; } = IpcBench.Transports.TransportSettings.DefaultSharedMemoryDirectory;
+
+    /// <summary>
+    /// Each transport's own settings, section IpcBench:Transports:&lt;transport id&gt; (e.g. IpcBench:Transports:shm-ring:RingBytes),
+    /// documented in the transport's README and checked at start-up. Agents get their transport's section in their set-up.
+    /// </summary>
+    public Dictionary<string, Dictionary<string, string>> Transports { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>What the transports are built with: <see cref="SharedMemoryDirectory"/> and <see cref="Transports"/>.</summary>
+    public TransportSettings TransportSettings() => new(
+        SharedMemoryDirectory,
+        Transports.Select(t => new KeyValuePair<string, IReadOnlyDictionary<string, string>>(t.Key, t.Value)));
 
     /// <summary>
     /// An agent that sends no report (they come once a second) for this long is taken as hung, e.g. stopped by SIGSTOP,

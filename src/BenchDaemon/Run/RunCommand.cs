@@ -236,7 +236,7 @@ public static class RunCommand
         };
         if (settings.Wait is { } wait && transport.Capabilities.WaitModes.Contains(wait))
         {
-            spec.WaitStrategy = Control.WaitStrategies.ToProto(wait);
+            spec.WaitStrategy = Workload.WaitStrategies.ToProto(wait);
         }
 
         return spec;

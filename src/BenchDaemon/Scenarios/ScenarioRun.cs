@@ -253,21 +253,18 @@ public sealed class ScenarioRun
 
         for (int s = 0; s < Spec.Subscribers; s++)
         {
-            var addresses = Spec.PublishersOf(s).Select(p => new PublisherAddress(p, _endpoints[p].Address)).ToList();
+            var addresses = Spec.PublishersOf(s).Select(p => new PublisherAddress(p, _endpoints[p].Address));
+            var setup = SubscriberSetupResolver.Resolve(Spec, _runtime.TransportEnvironment, _options, Id, s, addresses);
             if (transport.Capabilities.CrossProcess)
             {
-                var assignment = new Assignment { Spec = Spec.ToProto(), SubscriberIndex = s };
-                assignment.Publishers.AddRange(addresses.Select(a => new PublisherEndpoint { PublisherIndex = a.PublisherIndex, Address = a.Address }));
-                var session = new AgentSession(Id, s, assignment, (message, isCause) => Fail(isCause ? 3 : 2, message), _logger);
+                var session = new AgentSession(Id, s, new Assignment { Setup = setup }, (message, isCause) => Fail(isCause ? 3 : 2, message), _logger);
                 _subscribers.Add(session);
                 _agents.Add(session);
                 _launcher.Launch(session);
             }
             else
             {
-                var options = new SubscriberOptions(_runtime.TransportEnvironment, Id, s, addresses, Spec.Publishers, Spec.Subscribers,
-                    Spec.MaxMessageBytes, Spec.WaitMode, Spec.RoundTrip);
-                var host = SubscriberHost.Connect(transport, options, new SubscriberPlan(Spec.PayloadBytes, Spec.FullPayload, Spec.RoundTrip, Spec.Publishers), _abort.Token);
+                var host = SubscriberHost.Connect(transport, setup, _abort.Token);
                 _subscribers.Add(new LocalSubscriber(s, host));
             }
         }

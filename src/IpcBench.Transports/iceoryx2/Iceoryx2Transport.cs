@@ -7,16 +7,32 @@ namespace IpcBench.Transports.Iceoryx2;
 /// publish-subscribe service per scenario (per pair under PAIRED) sized for its publishers and subscribers, no-loss
 /// delivery, messages written and read in place in the shared-memory samples. Layout and choices: README.md here.
 /// </summary>
-public sealed class Iceoryx2Transport(Iceoryx2Settings settings) : ITransport
+public sealed class Iceoryx2Transport : ITransport
 {
+    private const string TransportId = "iceoryx2";
+
     public Iceoryx2Transport()
-        : this(Iceoryx2Settings.FromEnvironment())
+        : this(new Iceoryx2Settings())
     {
     }
 
-    public Iceoryx2Settings Settings { get; } = settings;
+    /// <summary>Section IpcBench:Transports:iceoryx2, and the one shared-memory directory.</summary>
+    public Iceoryx2Transport(TransportSettings settings)
+        : this(settings.Bind<Iceoryx2Settings>(TransportId) with { SharedMemoryDirectory = settings.SharedMemoryDirectory })
+    {
+    }
 
-    public string Id => "iceoryx2";
+    public Iceoryx2Transport(Iceoryx2Settings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        Settings = settings;
+        // Process-wide, and read when the native library is first loaded: the transport is made before it is used.
+        Iceoryx2Library.Configure(settings.LibraryPath, settings.LogLevel);
+    }
+
+    public Iceoryx2Settings Settings { get; }
+
+    public string Id => TransportId;
 
     public string Description =>
         "iceoryx2 0.10 zero-copy shared memory (Rust, through our C ABI): one service per scenario, samples written and read in place, " +
@@ -30,7 +46,14 @@ public sealed class Iceoryx2Transport(Iceoryx2Settings settings) : ITransport
         DefaultWaitMode: WaitMode.Yield,
         MaxPayloadBytes: TransportCapabilities.LargestPayloadBytes);
 
-    public string? UnavailableReason => Iceoryx2Library.UnavailableReason;
+    /// <summary>
+    /// Also unavailable when the shared-memory directory is not /dev/shm: iceoryx2 creates its segments with shm_open,
+    /// which on Linux is always /dev/shm, so admission control would be checking a directory iceoryx2 does not use.
+    /// </summary>
+    public string? UnavailableReason => Iceoryx2Library.UnavailableReason
+        ?? (IsDevShm(Settings.SharedMemoryDirectory)
+            ? null
+            : $"iceoryx2 keeps its shared memory in {TransportSettings.DefaultSharedMemoryDirectory} (shm_open), not in the configured shared-memory directory {Settings.SharedMemoryDirectory} (IpcBench:SharedMemoryDirectory)");
 
     public IPublisherEndpoint CreatePublisher(PublisherOptions options)
     {
@@ -74,6 +97,9 @@ public sealed class Iceoryx2Transport(Iceoryx2Settings settings) : ITransport
             throw new IOException($"iceoryx2: removing the resources of dead nodes failed: {e.Message}", e);
         }
     }
+
+    private static bool IsDevShm(string directory) =>
+        string.Equals(Path.TrimEndingDirectorySeparator(Path.GetFullPath(directory)), TransportSettings.DefaultSharedMemoryDirectory, StringComparison.Ordinal);
 
     private void EnsureAvailable()
     {

@@ -1,3 +1,4 @@
+using System.ComponentModel.DataAnnotations;
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -15,14 +16,22 @@ public sealed class ShmRingTransport(ShmRingSettings settings) : ITransport
 {
     public const string FilePrefix = "ipcbench.ring.";
 
+    private const string TransportId = "shm-ring";
+
     public ShmRingTransport()
-        : this(ShmRingSettings.FromEnvironment())
+        : this(new ShmRingSettings())
+    {
+    }
+
+    /// <summary>Section IpcBench:Transports:shm-ring; the rings go in the one shared-memory directory.</summary>
+    public ShmRingTransport(TransportSettings settings)
+        : this(settings.Bind<ShmRingSettings>(TransportId) with { Directory = settings.SharedMemoryDirectory })
     {
     }
 
     public ShmRingSettings Settings { get; } = settings;
 
-    public string Id => "shm-ring";
+    public string Id => TransportId;
 
     public string Description =>
         "Memory-mapped file in /dev/shm: one ring per publisher written once, one cursor per subscriber (Disruptor style); " +
@@ -125,10 +134,10 @@ public sealed class ShmRingTransport(ShmRingSettings settings) : ITransport
 }
 
 /// <summary>
-/// Sizes of the rings this process creates (subscribers read them from the file). Defaults come from environment
-/// variables IPCBENCH_SHM_RING_DIR, IPCBENCH_SHM_RING_SLOT_BYTES and IPCBENCH_SHM_RING_BYTES.
+/// Sizes of the rings this process creates (subscribers read them from the file): configuration section
+/// IpcBench:Transports:shm-ring. The directory is not a setting of its own: it is IpcBench:SharedMemoryDirectory.
 /// </summary>
-public sealed record ShmRingSettings
+public sealed record ShmRingSettings : IValidatableObject
 {
     /// <summary>A 64 KiB payload with its message header fits one slot; anything larger is chunked.</summary>
     public const int DefaultSlotDataBytes = 64 * 1024 + MessageHeader.Size;
@@ -139,38 +148,31 @@ public sealed record ShmRingSettings
     /// </summary>
     public const long DefaultRingBytes = 4L * 1024 * 1024;
 
-    public string Directory { get; init; } = "/dev/shm";
+    /// <summary>Where ring files live: the shared-memory directory the daemon was given.</summary>
+    public string Directory { get; internal init; } = TransportSettings.DefaultSharedMemoryDirectory;
 
     /// <summary>Chunk size: data bytes per slot (a slot adds a 16-byte header and pads to 64 bytes).</summary>
+    [Range(64, TransportCapabilities.LargestPayloadBytes + MessageHeader.Size)]
     public int SlotDataBytes { get; init; } = DefaultSlotDataBytes;
 
     /// <summary>Upper bound on slot memory per publisher; the slot count is the largest power of two that fits.</summary>
+    [Range(2 * 1024, 1024L * 1024 * 1024)]
     public long RingBytes { get; init; } = DefaultRingBytes;
 
+    [Range(2, RingLayout.MaxSlotCount)]
     public int MaxSlots { get; init; } = 4096;
 
     /// <summary>A gating subscriber whose cursor and heartbeat have both stood still this long is evicted as stalled.</summary>
+    [Range(typeof(TimeSpan), "00:00:00.001", "1.00:00:00")]
     public TimeSpan StallTimeout { get; init; } = TimeSpan.FromSeconds(10);
 
-    public static ShmRingSettings FromEnvironment()
+    public IEnumerable<ValidationResult> Validate(ValidationContext validationContext)
     {
-        var settings = new ShmRingSettings();
-        if (Environment.GetEnvironmentVariable("IPCBENCH_SHM_RING_DIR") is { Length: > 0 } directory)
+        if ((long)SlotDataBytes * 2 > RingBytes)
         {
-            settings = settings with { Directory = directory };
+            yield return new ValidationResult(
+                string.Create(CultureInfo.InvariantCulture, $"must fit twice into RingBytes ({RingBytes})"), [nameof(SlotDataBytes)]);
         }
-
-        if (long.TryParse(Environment.GetEnvironmentVariable("IPCBENCH_SHM_RING_SLOT_BYTES"), NumberStyles.None, CultureInfo.InvariantCulture, out var slot))
-        {
-            settings = settings with { SlotDataBytes = (int)Math.Clamp(slot, 64, 64 * 1024 * 1024) };
-        }
-
-        if (long.TryParse(Environment.GetEnvironmentVariable("IPCBENCH_SHM_RING_BYTES"), NumberStyles.None, CultureInfo.InvariantCulture, out var ring))
-        {
-            settings = settings with { RingBytes = Math.Clamp(ring, 2 * 1024, 1024L * 1024 * 1024) };
-        }
-
-        return settings with { SlotDataBytes = (int)Math.Min(settings.SlotDataBytes, settings.RingBytes / 2) };
     }
 
     internal void Validate()

@@ -1,0 +1,46 @@
+using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Hosting;
+using IpcBench.Transports;
+using IpcBench.V1;
+using IpcBench.Workload;
+
+namespace IpcBench.Daemon.Scenarios;
+
+/// <summary>
+/// Resolves a subscriber's whole set-up once, here in the daemon: what an agent is sent and what an in-process
+/// subscriber is built from (<see cref="SubscriberHost.Connect(ITransport, SubscriberSetup, CancellationToken)"/>).
+/// </summary>
+public static class SubscriberSetupResolver
+{
+    public static SubscriberSetup Resolve(ResolvedSpec spec, TransportEnvironment environment, DaemonOptions options,
+        string scenarioKey, int subscriber, IEnumerable<PublisherAddress> publishers)
+    {
+        ArgumentNullException.ThrowIfNull(spec);
+        ArgumentNullException.ThrowIfNull(environment);
+        ArgumentNullException.ThrowIfNull(options);
+        var transportId = spec.Transport.Id;
+        var setup = new SubscriberSetup
+        {
+            Transport = transportId,
+            ScenarioKey = scenarioKey,
+            SubscriberIndex = subscriber,
+            TotalPublishers = spec.Publishers,
+            TotalSubscribers = spec.Subscribers,
+            MessageBytes = spec.MaxMessageBytes,
+            PayloadBytes = spec.PayloadBytes,
+            WaitStrategy = WaitStrategies.ToProto(spec.WaitMode),
+            Mode = spec.Mode,
+            PayloadAccess = spec.PayloadAccess,
+            RuntimeDirectory = environment.RuntimeDirectory,
+            OwnerPid = environment.OwnerPid,
+            SharedMemoryDirectory = options.SharedMemoryDirectory,
+        };
+        setup.Publishers.AddRange(publishers.Select(p => new PublisherEndpoint { PublisherIndex = p.PublisherIndex, Address = p.Address }));
+        foreach (var (name, value) in options.TransportSettings().SectionOf(transportId))
+        {
+            setup.TransportSettings[name] = value ?? string.Empty;
+        }
+
+        return setup;
+    }
+}
