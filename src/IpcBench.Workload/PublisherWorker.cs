@@ -56,7 +56,7 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
     private long Publish<TPath>(ref TPath path, CancellationToken cancellationToken)
         where TPath : struct, IPublisherPath
     {
-        int messageBytes = MessageHeader.Size + plan.PayloadBytes;
+        int messageBytes = MessageHeader.MessageBytes(plan.PayloadBytes);
         var flags = plan.FullPayload ? MessageFlags.FullPayload : MessageFlags.None;
         double intervalNs = plan.RatePerSecond > 0 ? 1e9 / plan.RatePerSecond : 0;
         int sampleEvery = Math.Max(1, plan.LatencySampleEvery);

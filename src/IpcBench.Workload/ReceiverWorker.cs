@@ -51,7 +51,7 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
     private void Receive<TPath>(ref TPath path, CancellationToken cancellationToken)
         where TPath : struct, IReceiverPath
     {
-        int expectedLength = MessageHeader.Size + plan.PayloadBytes;
+        int expectedLength = MessageHeader.MessageBytes(plan.PayloadBytes);
         int publishers = receiver.PublisherIndexes.Count;
         Span<byte> echo = stackalloc byte[MessageHeader.Size];
         while (_endOfStreams < publishers && path.TryReceiveFirstSegment(out var first, out int length, cancellationToken))

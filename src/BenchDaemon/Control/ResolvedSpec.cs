@@ -26,7 +26,7 @@ public sealed record ResolvedSpec(
 
     public bool Paired => Topology == Topology.Paired;
 
-    public int MaxMessageBytes => MessageHeader.Size + PayloadBytes;
+    public int MaxMessageBytes => MessageHeader.MessageBytes(PayloadBytes);
 
     /// <summary>Publisher indexes subscriber <paramref name="subscriber"/> receives from.</summary>
     public IEnumerable<int> PublishersOf(int subscriber) => Paired ? [subscriber] : Enumerable.Range(0, Publishers);

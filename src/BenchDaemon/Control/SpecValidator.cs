@@ -1,7 +1,6 @@
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
-using IpcBench.Workload;
 using IpcBench.V1;
 using IpcBench.Workload;
 using Microsoft.Extensions.Options;

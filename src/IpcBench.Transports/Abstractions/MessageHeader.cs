@@ -23,6 +23,9 @@ public struct MessageHeader
     /// <summary>Checksum of the payload seeded with the sequence number; 0 when the payload is not written.</summary>
     public ulong Checksum;
 
+    /// <summary>A whole message's bytes, header included: the one size formula.</summary>
+    public static int MessageBytes(int payloadBytes) => Size + payloadBytes;
+
     public static MessageHeader Read(ReadOnlySpan<byte> message) => MemoryMarshal.Read<MessageHeader>(message);
 
     public readonly void Write(Span<byte> message) => MemoryMarshal.Write(message, in this);

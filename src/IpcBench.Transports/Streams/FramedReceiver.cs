@@ -35,7 +35,7 @@ public sealed class FramedReceiver : IMessageReceiver
             if (available >= MessageHeader.Size)
             {
                 int payloadLength = MessageHeader.ReadPayloadLength(_buffer.AsSpan(_start));
-                needed = MessageHeader.Size + payloadLength;
+                needed = MessageHeader.MessageBytes(payloadLength);
                 if (payloadLength < 0 || needed > _maxMessageBytes)
                 {
                     throw new InvalidDataException(

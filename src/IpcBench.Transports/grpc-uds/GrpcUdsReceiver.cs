@@ -68,7 +68,7 @@ internal sealed class GrpcUdsReceiver : IMessageReceiver, IDisposable
         _payloadHandedOut = false;
         WireMessages.WriteHeader(_current, _header);
         segment = _header;
-        messageLength = MessageHeader.Size + _current.Payload.Length;
+        messageLength = MessageHeader.MessageBytes(_current.Payload.Length);
         return true;
     }
 
