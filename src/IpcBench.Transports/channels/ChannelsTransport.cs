@@ -91,6 +91,9 @@ internal sealed class ChannelLink : IMessageReceiver
     private PooledMessage? _held;
     private volatile bool _closed;
 
+    /// <summary>The receiver thread's: it waits for messages and, in a round trip, for room for its echo.</summary>
+    private readonly BlockingWait _blocking = new();
+
     public ChannelLink(int publisherIndex, int capacity, WaitMode waitMode)
     {
         _waitMode = waitMode;
@@ -101,7 +104,7 @@ internal sealed class ChannelLink : IMessageReceiver
             SingleWriter = true,
             FullMode = BoundedChannelFullMode.Wait,
 
-            // The only continuation is BlockingWait's event, set inline by the other side: queued to the thread pool
+            // The only continuation is BlockingWait's signal, set inline by the other side: queued to the thread pool
             // instead, each wake-up would cost a work item (an allocation) and a pool thread's hop.
             AllowSynchronousContinuations = true,
         });
@@ -132,7 +135,7 @@ internal sealed class ChannelLink : IMessageReceiver
 
     public bool TryReceive(out ReadOnlySpan<byte> message, CancellationToken cancellationToken)
     {
-        if (ChannelWait.TryRead(Messages.Reader, _waitMode, cancellationToken, out var pooled))
+        if (ChannelWait.TryRead(Messages.Reader, _waitMode, _blocking, cancellationToken, out var pooled))
         {
             _held = pooled;
             message = pooled.Buffer.AsSpan(0, pooled.Length);
@@ -148,7 +151,7 @@ internal sealed class ChannelLink : IMessageReceiver
         // The echo is the very buffer received: in-process there is nothing to copy back.
         var held = _held!;
         held.AddReference();
-        ChannelWait.Write(Replies.Writer, held, _waitMode, this);
+        ChannelWait.Write(Replies.Writer, held, _waitMode, _blocking, this);
     }
 
     public void Release()
@@ -192,7 +195,7 @@ internal sealed class ChannelLink : IMessageReceiver
 
 internal static class ChannelWait
 {
-    public static bool TryRead(ChannelReader<PooledMessage> reader, WaitMode mode, CancellationToken cancellationToken, out PooledMessage message)
+    public static bool TryRead(ChannelReader<PooledMessage> reader, WaitMode mode, BlockingWait blocking, CancellationToken cancellationToken, out PooledMessage message)
     {
         while (!reader.TryRead(out message!))
         {
@@ -204,7 +207,7 @@ internal static class ChannelWait
             if (mode == WaitMode.Block)
             {
                 // No token: the channel hands a waiter without one its reusable operation; with one, a new one per wait.
-                if (!BlockingWait.Until(reader.WaitToReadAsync(CancellationToken.None), cancellationToken))
+                if (!blocking.Until(reader.WaitToReadAsync(CancellationToken.None), cancellationToken))
                 {
                     return false;
                 }
@@ -218,7 +221,7 @@ internal static class ChannelWait
         return true;
     }
 
-    public static void Write(ChannelWriter<PooledMessage> writer, PooledMessage message, WaitMode mode, ChannelLink link)
+    public static void Write(ChannelWriter<PooledMessage> writer, PooledMessage message, WaitMode mode, BlockingWait blocking, ChannelLink link)
     {
         while (!writer.TryWrite(message))
         {
@@ -229,7 +232,7 @@ internal static class ChannelWait
 
             if (mode == WaitMode.Block)
             {
-                if (!BlockingWait.Until(writer.WaitToWriteAsync(), CancellationToken.None))
+                if (!blocking.Until(writer.WaitToWriteAsync(), CancellationToken.None))
                 {
                     throw new IOException("The subscriber is gone.");
                 }
@@ -247,6 +250,9 @@ internal sealed class ChannelPublisher : IPublisherEndpoint
     private readonly PublisherOptions _options;
     private readonly Action _unregister;
     private PooledMessage[] _buffers = [];
+
+    /// <summary>The publisher thread's: it waits for room in a link and, in a round trip, for an echo.</summary>
+    private readonly BlockingWait _blocking = new();
     private int _nextBuffer;
     private readonly List<ChannelLink> _links = [];
     private readonly int _capacity;
@@ -330,7 +336,7 @@ internal sealed class ChannelPublisher : IPublisherEndpoint
         message.SetReferences(_snapshot.Length);
         foreach (var link in _snapshot)
         {
-            ChannelWait.Write(link.Messages.Writer, message, link.WaitMode, link);
+            ChannelWait.Write(link.Messages.Writer, message, link.WaitMode, _blocking, link);
         }
     }
 
@@ -338,7 +344,7 @@ internal sealed class ChannelPublisher : IPublisherEndpoint
     {
         var link = _snapshot[_nextReply];
         _nextReply = (_nextReply + 1) % _snapshot.Length;
-        if (ChannelWait.TryRead(link.Replies.Reader, _options.WaitMode, cancellationToken, out var message))
+        if (ChannelWait.TryRead(link.Replies.Reader, _options.WaitMode, _blocking, cancellationToken, out var message))
         {
             _replyHeld = message;
             reply = message.Buffer.AsSpan(0, message.Length);
