@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using IpcBench.Transports;
 using Microsoft.Extensions.Options;
 
@@ -50,7 +49,7 @@ public sealed class RuntimeDirectory : IDisposable
     {
         foreach (var directory in Directory.EnumerateDirectories(baseDirectory))
         {
-            if (int.TryParse(System.IO.Path.GetFileName(directory), out var pid) && pid != Environment.ProcessId && !IsAlive(pid))
+            if (int.TryParse(System.IO.Path.GetFileName(directory), out var pid) && pid != Environment.ProcessId && !ProcessInstance.IsRunning(pid))
             {
                 try
                 {
@@ -62,19 +61,6 @@ public sealed class RuntimeDirectory : IDisposable
                     _logger.LogWarning(e, "Could not remove stale runtime directory {Directory}", directory);
                 }
             }
-        }
-    }
-
-    private static bool IsAlive(int pid)
-    {
-        try
-        {
-            using var process = Process.GetProcessById(pid);
-            return !process.HasExited;
-        }
-        catch (ArgumentException)
-        {
-            return false;
         }
     }
 
