@@ -5,7 +5,8 @@ namespace IpcBench.Daemon.Hosting;
 
 /// <summary>
 /// The daemon's private directory for sockets and the agent endpoint: BASE/PID, mode 0700. Directories of daemons that
-/// died without cleaning up are removed at start-up, together with the transports' own stale resources.
+/// died without cleaning up are removed at start-up, together with the transports' own stale resources and the .NET
+/// diagnostic files of dead processes (<see cref="DiagnosticFiles"/>).
 /// </summary>
 public sealed class RuntimeDirectory : IDisposable
 {
@@ -17,6 +18,11 @@ public sealed class RuntimeDirectory : IDisposable
         var baseDirectory = options.Value.RuntimeDirectory ?? System.IO.Path.Combine(System.IO.Path.GetTempPath(), "ipcbench");
         Directory.CreateDirectory(baseDirectory);
         RemoveStaleDirectories(baseDirectory);
+        if (DiagnosticFiles.RemoveOfDeadProcesses() is > 0 and var removed)
+        {
+            _logger.LogInformation("Removed {Count} .NET diagnostic files of dead processes from {Directory}", removed, System.IO.Path.GetTempPath());
+        }
+
         Path = System.IO.Path.Combine(baseDirectory, Environment.ProcessId.ToString());
         Directory.CreateDirectory(Path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
         // CreateDirectory leaves an existing directory as it is (a leftover of an earlier process with this pid, or one
