@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using IpcBench.Daemon.Hosting;
+using IpcBench.Transports;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Agents;
@@ -71,7 +72,12 @@ public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirect
         var process = new Process { StartInfo = start, EnableRaisingEvents = true };
         process.OutputDataReceived += (_, e) => Forward(session, e.Data);
         process.ErrorDataReceived += (_, e) => Forward(session, e.Data);
-        process.Exited += (_, _) => session.OnExited(SafeExitCode(process));
+        process.Exited += (_, _) =>
+        {
+            session.OnExited(SafeExitCode(process));
+            // Reaped by now: a killed agent's debugger pipes and diagnostic socket would otherwise stay in TMPDIR forever.
+            _ = DiagnosticFiles.RemoveOf(process.Id);
+        };
         process.Start();
         session.AgentProcess = process;
         session.Pid = process.Id;

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using IpcBench.Transports;
 using Microsoft.Extensions.Options;
 
@@ -6,7 +5,8 @@ namespace IpcBench.Daemon.Hosting;
 
 /// <summary>
 /// The daemon's private directory for sockets and the agent endpoint: BASE/PID, mode 0700. Directories of daemons that
-/// died without cleaning up are removed at start-up, together with the transports' own stale resources.
+/// died without cleaning up are removed at start-up, together with the transports' own stale resources and the .NET
+/// diagnostic files of dead processes (<see cref="DiagnosticFiles"/>).
 /// </summary>
 public sealed class RuntimeDirectory : IDisposable
 {
@@ -18,6 +18,11 @@ public sealed class RuntimeDirectory : IDisposable
         var baseDirectory = options.Value.RuntimeDirectory ?? System.IO.Path.Combine(System.IO.Path.GetTempPath(), "ipcbench");
         Directory.CreateDirectory(baseDirectory);
         RemoveStaleDirectories(baseDirectory);
+        if (DiagnosticFiles.RemoveOfDeadProcesses() is > 0 and var removed)
+        {
+            _logger.LogInformation("Removed {Count} .NET diagnostic files of dead processes from {Directory}", removed, System.IO.Path.GetTempPath());
+        }
+
         Path = System.IO.Path.Combine(baseDirectory, Environment.ProcessId.ToString());
         Directory.CreateDirectory(Path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
         // CreateDirectory leaves an existing directory as it is (a leftover of an earlier process with this pid, or one
@@ -50,7 +55,7 @@ public sealed class RuntimeDirectory : IDisposable
     {
         foreach (var directory in Directory.EnumerateDirectories(baseDirectory))
         {
-            if (int.TryParse(System.IO.Path.GetFileName(directory), out var pid) && pid != Environment.ProcessId && !IsAlive(pid))
+            if (int.TryParse(System.IO.Path.GetFileName(directory), out var pid) && pid != Environment.ProcessId && !ProcessInstance.IsRunning(pid))
             {
                 try
                 {
@@ -62,19 +67,6 @@ public sealed class RuntimeDirectory : IDisposable
                     _logger.LogWarning(e, "Could not remove stale runtime directory {Directory}", directory);
                 }
             }
-        }
-    }
-
-    private static bool IsAlive(int pid)
-    {
-        try
-        {
-            using var process = Process.GetProcessById(pid);
-            return !process.HasExited;
-        }
-        catch (ArgumentException)
-        {
-            return false;
         }
     }
 

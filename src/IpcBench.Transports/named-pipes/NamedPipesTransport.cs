@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.IO.Pipes;
 using IpcBench.Transports.Streams;
 
@@ -51,23 +50,10 @@ public sealed class NamedPipesTransport : StreamTransport
         foreach (var file in Directory.EnumerateFiles(Path.GetTempPath(), $"CoreFxPipe_{NamePrefix}*"))
         {
             var parts = Path.GetFileName(file)["CoreFxPipe_".Length..].Split('.');
-            if (parts.Length > 1 && int.TryParse(parts[1], out var pid) && pid != environment.OwnerPid && !IsAlive(pid))
+            if (parts.Length > 1 && int.TryParse(parts[1], out var pid) && pid != environment.OwnerPid && !ProcessInstance.IsRunning(pid))
             {
                 File.Delete(file);
             }
-        }
-    }
-
-    private static bool IsAlive(int pid)
-    {
-        try
-        {
-            using var process = Process.GetProcessById(pid);
-            return !process.HasExited;
-        }
-        catch (ArgumentException)
-        {
-            return false;
         }
     }
 

@@ -462,7 +462,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     private void Admit(int slot, byte* record)
     {
         int pid = Pid(record);
-        if (pid != _ownPid && !LinuxNative.IsAlive(pid))
+        if (pid != _ownPid && pid > 0 && !ProcessInstance.IsRunning(pid))
         {
             Interlocked.CompareExchange(ref *(int*)(record + StateOffset), CursorState.Evicted, CursorState.Requested);
             return;
@@ -516,7 +516,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
 
             int pid = Pid(record);
             string what = forReply >= 0 ? "its echo" : $"it to free ring space ({_next - cursor} slots unread)";
-            if (pid != _ownPid && !LinuxNative.IsAlive(pid))
+            if (pid != _ownPid && pid > 0 && !ProcessInstance.IsRunning(pid))
             {
                 Evict(i, record, $"subscriber {SubscriberIndex(record)} (pid {pid}) died: the process no longer exists. Publisher {_publisherIndex} waited {waitedMs} ms for {what}; its cursor was evicted.");
             }

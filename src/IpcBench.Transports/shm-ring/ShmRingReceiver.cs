@@ -578,7 +578,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
             throw new IOException($"shm-ring {Path}: the publisher evicted this subscriber (it considered it dead or stalled).");
         }
 
-        return _publisherPid == _ownPid || LinuxNative.IsAlive(_publisherPid, checkZombie: false);
+        return _publisherPid == _ownPid || _publisherPid <= 0 || ProcessInstance.IsRunning(_publisherPid);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

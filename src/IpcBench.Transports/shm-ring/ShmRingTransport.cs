@@ -118,7 +118,7 @@ public sealed class ShmRingTransport(ShmRingSettings settings) : ITransport
         {
             var owner = Path.GetFileName(file)[FilePrefix.Length..].Split('.')[0];
             if (int.TryParse(owner, NumberStyles.None, CultureInfo.InvariantCulture, out var pid)
-                && pid != environment.OwnerPid && !LinuxNative.IsAlive(pid))
+                && pid != environment.OwnerPid && !ProcessInstance.IsRunning(pid))
             {
                 try
                 {
