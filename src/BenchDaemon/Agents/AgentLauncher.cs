@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Core;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Agents;

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Workload;

@@ -1,9 +1,7 @@
 using System.Collections.Concurrent;
 using System.Security.Cryptography;
 using IpcBench.Daemon.Agents;
-using IpcBench.Daemon.Control;
-using IpcBench.Daemon.Hosting;
-using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
 
@@ -11,7 +9,6 @@ namespace IpcBench.Daemon.Scenarios;
 
 /// <summary>Starts scenarios in the background, keeps them (and their results) by id, and stops them all on shutdown.</summary>
 public sealed class ScenarioManager(
-    SpecValidator validator,
     IOptions<DaemonOptions> options,
     RuntimeDirectory runtime,
     AgentLauncher launcher,
@@ -30,9 +27,9 @@ public sealed class ScenarioManager(
     /// <summary>Scenarios started since the daemon started (retained or not).</summary>
     public long StartedCount => Interlocked.Read(ref _started);
 
-    public ScenarioRun Start(ScenarioSpec? spec)
+    /// <summary>Starts a scenario of a spec the control plane has validated (SpecValidator).</summary>
+    public ScenarioRun Start(ResolvedSpec resolved)
     {
-        var resolved = validator.Resolve(spec);
         if (resolved.Transport.Capabilities.CrossProcess && launcher.UnavailableReason is { } reason)
         {
             throw new RequestRefusedException(RefusalKind.FailedPrecondition, field: null, $"agents cannot be started: {reason}");

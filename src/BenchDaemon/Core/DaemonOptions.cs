@@ -1,6 +1,6 @@
 using System.ComponentModel.DataAnnotations;
 
-namespace IpcBench.Daemon.Hosting;
+namespace IpcBench.Daemon.Core;
 
 /// <summary>Daemon settings: section "IpcBench" of appsettings.json, IpcBench__* environment variables or --IpcBench:Key=value.</summary>
 public sealed class DaemonOptions

@@ -1,8 +1,9 @@
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Persistence;
 using IpcBench.V1;
 using Microsoft.Data.Sqlite;
 
-namespace IpcBench.Daemon.Persistence;
+namespace IpcBench.Daemon.Scenarios;
 
 /// <summary>
 /// Every scenario the daemon can answer for: those it runs or holds in memory (their live snapshot wins) and those in

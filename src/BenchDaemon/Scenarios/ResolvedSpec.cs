@@ -1,7 +1,7 @@
 using IpcBench.Transports;
 using IpcBench.V1;
 
-namespace IpcBench.Daemon.Control;
+namespace IpcBench.Daemon.Scenarios;
 
 /// <summary>A validated scenario spec with every default resolved: what the engine runs.</summary>
 public sealed record ResolvedSpec(
