@@ -19,7 +19,7 @@ public sealed class ScenarioManager(
 {
     private readonly ConcurrentDictionary<string, ScenarioRun> _scenarios = new();
     private readonly ConcurrentQueue<string> _order = new();
-    private readonly ILogger _logger = loggers.CreateLogger("IpcBench.Scenario");
+    private readonly ScenarioServices _services = new(options.Value, runtime, launcher, agents, recorder, loggers.CreateLogger("IpcBench.Scenario"));
     private readonly object _admission = new();
     private volatile bool _shuttingDown;
     private long _started;
@@ -46,7 +46,7 @@ public sealed class ScenarioManager(
             var id = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(6));
             var claim = admission.ClaimFor(resolved, id);
             admission.Admit(claim, [.. _scenarios.Values.Where(s => !s.Completion.IsCompleted).Select(s => s.Claim)]);
-            var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, recorder, _logger) { Claim = claim };
+            var run = new ScenarioRun(id, resolved, _services) { Claim = claim };
             _scenarios[id] = run;
             recorder.Changed(run);
             _order.Enqueue(id);
@@ -103,7 +103,7 @@ public sealed class ScenarioManager(
             return;
         }
 
-        _logger.LogInformation("Shutting down: stopping {Count} running scenarios", running.Count);
+        _services.Logger.LogInformation("Shutting down: stopping {Count} running scenarios", running.Count);
         running.ForEach(s => s.RequestStop());
         var all = Task.WhenAll(running.Select(s => s.Completion));
         await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(4), cancellationToken)).ConfigureAwait(false);
