@@ -17,7 +17,7 @@ public sealed class ScenarioManager(
     IScenarioRecorder recorder,
     ILoggerFactory loggers) : IHostedLifecycleService
 {
-    private readonly ConcurrentDictionary<string, ScenarioRun> _scenarios = new();
+    private readonly ConcurrentDictionary<string, ScenarioEntry> _scenarios = new();
     private readonly ConcurrentQueue<string> _order = new();
     private readonly ScenarioServices _services = new(options.Value, runtime, launcher, agents, recorder, loggers.CreateLogger("IpcBench.Scenario"));
     private readonly object _admission = new();
@@ -45,9 +45,10 @@ public sealed class ScenarioManager(
             // 12 hex digits: unique enough, and short enough for socket paths (108-byte limit).
             var id = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(6));
             var claim = admission.ClaimFor(resolved, id);
-            admission.Admit(claim, [.. _scenarios.Values.Where(s => !s.Completion.IsCompleted).Select(s => s.Claim)]);
+            admission.Admit(claim, [.. _scenarios.Values.Where(s => !s.IsCompleted).Select(s => s.Claim)]);
             var run = new ScenarioRun(id, resolved, _services) { Claim = claim };
-            _scenarios[id] = run;
+            var entry = new ScenarioEntry(run);
+            _scenarios[id] = entry;
             recorder.Changed(run);
             _order.Enqueue(id);
             Interlocked.Increment(ref _started);
@@ -56,7 +57,17 @@ public sealed class ScenarioManager(
             // or its span as parent; its own trace links to the call instead (ScenarioRun.StartedBy).
             using (ExecutionContext.SuppressFlow())
             {
-                _ = Task.Run(run.RunAsync);
+                _ = Task.Run(async () =>
+                {
+                    try
+                    {
+                        await run.RunAsync().ConfigureAwait(false);
+                    }
+                    finally
+                    {
+                        entry.Retire();
+                    }
+                });
             }
 
             return run;
@@ -64,16 +75,17 @@ public sealed class ScenarioManager(
     }
 
     /// <summary>The scenario if this daemon holds it in memory (running, or finished and retained).</summary>
-    public ScenarioRun? Find(string id) => _scenarios.GetValueOrDefault(id);
+    public ScenarioEntry? Find(string id) => _scenarios.GetValueOrDefault(id);
 
-    public IReadOnlyList<ScenarioRun> List() =>
-        [.. _order.Select(id => _scenarios.GetValueOrDefault(id)).OfType<ScenarioRun>()];
+    /// <summary>The scenarios held in memory, oldest first.</summary>
+    public IReadOnlyList<ScenarioEntry> List() =>
+        [.. _order.Select(id => _scenarios.GetValueOrDefault(id)).OfType<ScenarioEntry>()];
 
     /// <summary>Drops the oldest finished scenarios beyond the retention limit.</summary>
     private void Trim()
     {
         while (_scenarios.Count > options.Value.MaxRetainedScenarios && _order.TryPeek(out var oldest)
-            && _scenarios.TryGetValue(oldest, out var run) && run.Completion.IsCompleted)
+            && _scenarios.TryGetValue(oldest, out var entry) && entry.IsCompleted)
         {
             _order.TryDequeue(out _);
             _scenarios.TryRemove(oldest, out _);
@@ -97,7 +109,7 @@ public sealed class ScenarioManager(
             _shuttingDown = true;
         }
 
-        var running = _scenarios.Values.Where(s => !s.Completion.IsCompleted).ToList();
+        var running = _scenarios.Values.Select(s => s.Live).OfType<ScenarioRun>().Where(r => !r.Completion.IsCompleted).ToList();
         if (running.Count == 0)
         {
             return;
