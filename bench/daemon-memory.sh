@@ -34,6 +34,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 call() { "$grpcurl" -plaintext "$@"; }
 for _ in $(seq 1 100); do
@@ -53,7 +54,7 @@ printf '%10s  %8s  %11s  %9s\n' scenarios "RSS MB" "GC heap MB" "elapsed s"
 printf '%10d  %8s  %11s  %9d\n' 0 "$(rss_mb)" "$(heap_mb)" 0
 failed=0
 for i in $(seq 1 "$count"); do
-  id=$(call -d "$spec" "$control" ipcbench.v1.BenchControl/StartScenario | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  id=$(call -d "$spec" "$control" ipcbench.v1.BenchControl/StartScenario | grep -o -m1 '"id": "[0-9a-f]*"' | cut -d'"' -f4)
   # WatchScenario streams until the scenario has finished; its last message is the final state.
   state=$(call -d "{\"id\":\"$id\"}" "$control" ipcbench.v1.BenchControl/WatchScenario | grep -o '"state": "[A-Z_]*"' | tail -1)
   [[ $state == *COMPLETED* ]] || { failed=$((failed + 1)); echo "scenario $id ended $state" >&2; }
