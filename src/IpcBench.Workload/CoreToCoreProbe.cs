@@ -38,7 +38,9 @@ public static partial class CoreToCoreProbe
                     }
                 }
 
-                Volatile.Write(ref line.Value, value + 1);
+                // Only the ping it read: a plain write could overwrite the stop signal written meanwhile (the prober gave
+                // up while this thread waited for its core between read and write), and both threads would wait forever.
+                Interlocked.CompareExchange(ref line.Value, value + 1, value);
             }
         })
         { IsBackground = true, Name = "core-probe-pong" };

@@ -1,8 +1,8 @@
 using System.Diagnostics;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Hosting;
-using IpcBench.Daemon.Observability;
 using IpcBench.Daemon.Tests.Infrastructure;
 using Xunit.Abstractions;
 using YamlDotNet.RepresentationModel;

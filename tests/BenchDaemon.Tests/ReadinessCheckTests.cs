@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Transports;

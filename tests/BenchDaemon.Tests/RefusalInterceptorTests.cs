@@ -1,6 +1,6 @@
 using Grpc.Core;
 using IpcBench.Daemon.Control;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace IpcBench.Daemon.Tests;

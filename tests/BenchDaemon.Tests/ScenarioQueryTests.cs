@@ -1,6 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Control;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 using IpcBench.Transports;
 using IpcBench.V1;
 

@@ -1,5 +1,5 @@
 using Google.Protobuf.WellKnownTypes;
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Persistence;
 using IpcBench.V1;
 using Microsoft.Data.Sqlite;

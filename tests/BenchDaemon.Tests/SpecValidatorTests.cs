@@ -1,7 +1,6 @@
 using IpcBench.Daemon.Control;
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;

@@ -1,5 +1,6 @@
 using Grpc.Core;
 using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Daemon.Tests.Infrastructure;

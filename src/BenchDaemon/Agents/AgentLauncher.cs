@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Core;
 using IpcBench.Transports;
 using Microsoft.Extensions.Options;
 

@@ -1,5 +1,5 @@
 using Grpc.Core;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Agents;

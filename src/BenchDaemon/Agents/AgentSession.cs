@@ -2,7 +2,8 @@ using System.Diagnostics;
 using System.Security.Cryptography;
 using System.Text;
 using System.Threading.Channels;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Subscribers;
 using IpcBench.V1;
 using IpcBench.Workload;
 

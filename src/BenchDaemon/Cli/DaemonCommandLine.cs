@@ -1,7 +1,7 @@
 using System.CommandLine;
 using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Observability;
 using IpcBench.Daemon.Run;
-using Microsoft.Extensions.Options;
 using Serilog;
 using Serilog.Events;
 
@@ -39,7 +39,7 @@ public static class DaemonCommandLine
             await app.RunAsync().ConfigureAwait(false);
             return 0;
         }
-        catch (Exception e) when (IsConfigurationError(e))
+        catch (Exception e) when (DaemonHost.IsConfigurationError(e))
         {
             Log.Fatal("Cannot start: {Reason}", e.Message);
             return 2;
@@ -54,8 +54,4 @@ public static class DaemonCommandLine
             await Log.CloseAndFlushAsync().ConfigureAwait(false);
         }
     }
-
-    public static bool IsConfigurationError(Exception e) =>
-        e is OptionsValidationException or ArgumentException or IOException
-        || e.InnerException is System.Net.Sockets.SocketException;
 }

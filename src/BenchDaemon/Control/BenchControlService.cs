@@ -1,6 +1,7 @@
+using Grpc.Core;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
-using Grpc.Core;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
@@ -11,7 +12,8 @@ namespace IpcBench.Daemon.Control;
 /// The ipcbench.v1.BenchControl RPCs users call with grpcurl. Refusals are the engine's RequestRefusedException, turned
 /// into statuses by RefusalInterceptor; nothing here picks a status code.
 /// </summary>
-public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatalog catalog, TransportRegistry transports, Agents.AgentLauncher launcher)
+public sealed class BenchControlService(
+    SpecValidator validator, ScenarioManager scenarios, ScenarioCatalog catalog, TransportRegistry transports, Agents.AgentLauncher launcher)
     : BenchControl.BenchControlBase
 {
     private static readonly TimeSpan WatchInterval = TimeSpan.FromSeconds(1);
@@ -46,7 +48,7 @@ public sealed class BenchControlService(ScenarioManager scenarios, ScenarioCatal
 
     public override Task<StartScenarioResponse> StartScenario(StartScenarioRequest request, ServerCallContext context)
     {
-        var run = scenarios.Start(request.Spec);
+        var run = scenarios.Start(validator.Resolve(request.Spec));
         return Task.FromResult(new StartScenarioResponse { Id = run.Id, Scenario = run.Snapshot() });
     }
 

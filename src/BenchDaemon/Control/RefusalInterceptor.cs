@@ -1,7 +1,6 @@
 using Grpc.Core;
 using Grpc.Core.Interceptors;
-using IpcBench.Daemon.Hosting;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 
 namespace IpcBench.Daemon.Control;
 

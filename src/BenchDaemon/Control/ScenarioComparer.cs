@@ -1,5 +1,5 @@
 using System.Globalization;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Control;

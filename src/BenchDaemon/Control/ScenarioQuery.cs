@@ -2,8 +2,8 @@ using System.Globalization;
 using System.Security.Cryptography;
 using System.Text;
 using Google.Protobuf.WellKnownTypes;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Persistence;
-using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
 

@@ -1,6 +1,7 @@
 using System.Net;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using IpcBench.Daemon.Core;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Hosting;

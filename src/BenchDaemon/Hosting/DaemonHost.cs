@@ -3,6 +3,7 @@ using Grpc.Net.Compression;
 using Grpc.Reflection;
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Observability;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
@@ -47,7 +48,7 @@ public static class DaemonHost
         builder.Services.AddSingleton<AdmissionControl>();
         // Before ScenarioManager: hosted services stop in reverse order, so the writer flushes after scenarios have ended.
         builder.Services.AddSingleton<StoreWriter>();
-        builder.Services.AddSingleton<IScenarioRecorder>(services => services.GetRequiredService<StoreWriter>());
+        builder.Services.AddSingleton<IScenarioRecorder, StoreRecorder>();
         builder.Services.AddHostedService(services => services.GetRequiredService<StoreWriter>());
         builder.Services.AddSingleton<ScenarioManager>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ScenarioManager>());
@@ -130,4 +131,9 @@ public static class DaemonHost
         app.MapGrpcService<AgentLinkService>().OnlyOnListener(ControlPlaneSecurity.AgentListener);
         app.MapGrpcHealthChecksService().AllowAnonymous();
     }
+
+    /// <summary>Whether building or starting the host failed on its configuration (exit code 2), not on a fault.</summary>
+    public static bool IsConfigurationError(Exception e) =>
+        e is OptionsValidationException or ArgumentException or IOException
+        || e.InnerException is System.Net.Sockets.SocketException;
 }

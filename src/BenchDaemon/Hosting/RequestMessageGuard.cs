@@ -3,6 +3,7 @@ using System.Buffers.Binary;
 using Google.Protobuf;
 using Grpc.AspNetCore.Server;
 using Grpc.Core;
+using IpcBench.Daemon.Control;
 using ProtoServiceDescriptor = Google.Protobuf.Reflection.ServiceDescriptor;
 
 namespace IpcBench.Daemon.Hosting;

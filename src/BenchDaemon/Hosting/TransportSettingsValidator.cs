@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Core;
 using IpcBench.Transports;
 using Microsoft.Extensions.Options;
 

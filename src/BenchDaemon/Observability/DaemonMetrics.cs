@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Workload;
@@ -93,22 +93,22 @@ public sealed class DaemonMetrics
     public CollectorRegistry Registry { get; }
 
     /// <summary>Running scenarios, and the most recent finished ones, oldest first.</summary>
-    public IReadOnlyList<ScenarioRun> ExportedScenarios()
+    public IReadOnlyList<ScenarioEntry> ExportedScenarios()
     {
         var all = _scenarios.List();
         int keepFinished = _options.Value.MetricsRecentScenarios;
-        int finished = all.Count(s => s.Completion.IsCompleted);
+        int finished = all.Count(s => s.IsCompleted);
         int skip = Math.Max(0, finished - keepFinished);
-        var exported = new List<ScenarioRun>(all.Count - skip);
-        foreach (var run in all)
+        var exported = new List<ScenarioEntry>(all.Count - skip);
+        foreach (var held in all)
         {
-            if (run.Completion.IsCompleted && skip > 0)
+            if (held.IsCompleted && skip > 0)
             {
                 skip--;
                 continue;
             }
 
-            exported.Add(run);
+            exported.Add(held);
         }
 
         return exported;
@@ -145,28 +145,28 @@ public sealed class DaemonMetrics
     private void UpdateScenarios()
     {
         var exported = ExportedScenarios();
-        _running.Set(exported.Count(s => !s.Completion.IsCompleted));
+        _running.Set(exported.Count(s => !s.IsCompleted));
         _started.IncTo(_scenarios.StartedCount);
-        foreach (var run in exported)
+        foreach (var held in exported)
         {
-            if (_series.TryGetValue(run.Id, out var series) && series.IsFinal)
+            if (_series.TryGetValue(held.Id, out var series) && series.IsFinal)
             {
                 continue;
             }
 
             // Completed before ReadMetrics looks: the snapshot is then the final one.
-            bool final = run.Completion.IsCompleted;
-            var snapshot = run.ReadMetrics();
+            bool final = held.IsCompleted;
+            var snapshot = held.ReadMetrics();
             if (series is null)
             {
                 series = new ScenarioSeries(_families, snapshot);
-                _series.Add(run.Id, series);
+                _series.Add(held.Id, series);
             }
 
             series.Update(snapshot, final);
         }
 
-        foreach (var id in _series.Keys.Where(id => !exported.Any(run => run.Id == id)).ToList())
+        foreach (var id in _series.Keys.Where(id => !exported.Any(held => held.Id == id)).ToList())
         {
             _series.Remove(id, out var gone);
             gone!.Remove();

@@ -1,5 +1,5 @@
 using System.Net;
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Control;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Prometheus;
 

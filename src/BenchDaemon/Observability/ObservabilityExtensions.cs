@@ -1,4 +1,4 @@
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 using Microsoft.Extensions.Hosting.Systemd;
 using OpenTelemetry;

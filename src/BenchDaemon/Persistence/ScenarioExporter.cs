@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text;
 using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 using IpcBench.Workload;
 

@@ -1,6 +1,6 @@
 using System.Globalization;
 using Google.Protobuf;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 using Microsoft.Data.Sqlite;
 

@@ -1,7 +1,6 @@
 using System.Collections.Concurrent;
 using System.Threading.Channels;
-using IpcBench.Daemon.Hosting;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
 
@@ -14,7 +13,7 @@ namespace IpcBench.Daemon.Persistence;
 /// the scenario as storage_error. At start it opens the database, fails the scenarios a dead daemon left running and
 /// applies retention; on shutdown it writes what is queued before the host stops.
 /// </summary>
-public sealed class StoreWriter : IHostedService, IScenarioRecorder, IDisposable
+public sealed class StoreWriter : IHostedService, IDisposable
 {
     private const int QueueCapacity = 65_536;
     private const int BatchSize = 512;
@@ -104,15 +103,13 @@ public sealed class StoreWriter : IHostedService, IScenarioRecorder, IDisposable
         }
     }
 
-    public void Changed(ScenarioRun run) => Enqueue(run.Id, () => new StoreWrite(run.Id, run.Snapshot(), null));
-
-    public void Interval(ScenarioRun run, IntervalStats interval) => Enqueue(run.Id, () => new StoreWrite(run.Id, run.Snapshot(), interval));
-
-    public void LatencyInterval(ScenarioRun run, HdrInterval interval) => Enqueue(run.Id, () => new StoreWrite(run.Id, null, null, interval));
-
     internal void Enqueue(StoreWrite write) => Enqueue(write.ScenarioId, () => write);
 
-    private void Enqueue(string scenarioId, Func<StoreWrite> write)
+    /// <summary>
+    /// Queues a write and never throws: <paramref name="write"/> is built here, so a failure to build it (e.g. a
+    /// snapshot that throws) is a storage error of the scenario, not an error of the run that called.
+    /// </summary>
+    public void Enqueue(string scenarioId, Func<StoreWrite> write)
     {
         try
         {
@@ -269,17 +266,4 @@ public sealed class StoreWriter : IHostedService, IScenarioRecorder, IDisposable
     public void Dispose() => _queue.Writer.TryComplete();
 
     private sealed record Item(StoreWrite? Write, TaskCompletionSource? Flushed);
-}
-
-/// <summary>What a scenario tells the store: every state change and every tick's interval.</summary>
-public interface IScenarioRecorder
-{
-    void Changed(ScenarioRun run);
-
-    void Interval(ScenarioRun run, IntervalStats interval);
-
-    /// <summary>An interval's latency histogram, for the .hlog export; the last one of a run may be shorter than a tick.</summary>
-    void LatencyInterval(ScenarioRun run, HdrInterval interval);
-
-    string? ErrorFor(string scenarioId);
 }

@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Text;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Run;

@@ -1,8 +1,10 @@
 using System.CommandLine;
 using System.Globalization;
 using Google.Protobuf;
-using IpcBench.Daemon.Cli;
+using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Observability;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
@@ -91,7 +93,7 @@ public static class RunCommand
             await app.StartAsync(cancellationToken).ConfigureAwait(false);
             return await RunMatrixAsync(app.Services, settings, cancellationToken).ConfigureAwait(false);
         }
-        catch (Exception e) when (DaemonCommandLine.IsConfigurationError(e))
+        catch (Exception e) when (DaemonHost.IsConfigurationError(e))
         {
             Console.Error.WriteLine($"error: {e.Message}");
             return 2;
@@ -144,6 +146,7 @@ public static class RunCommand
         IServiceProvider services, List<ScenarioSpec> specs, string outputDirectory, List<Scenario> results, IMatrixProgress progress, CancellationToken cancellationToken)
     {
         var manager = services.GetRequiredService<ScenarioManager>();
+        var validator = services.GetRequiredService<SpecValidator>();
         var store = services.GetRequiredService<StoreWriter>();
         var catalog = services.GetRequiredService<ScenarioCatalog>();
         var records = new List<ScenarioRecord>();
@@ -152,7 +155,7 @@ public static class RunCommand
             ScenarioRun run;
             try
             {
-                run = manager.Start(specs[i]);
+                run = manager.Start(validator.Resolve(specs[i]));
             }
             catch (RequestRefusedException e)
             {

@@ -1,6 +1,5 @@
 using System.Globalization;
-using IpcBench.Daemon.Control;
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Core;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Scenarios;

@@ -1,9 +1,7 @@
 using System.Collections.Concurrent;
 using System.Security.Cryptography;
 using IpcBench.Daemon.Agents;
-using IpcBench.Daemon.Control;
-using IpcBench.Daemon.Hosting;
-using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
 
@@ -11,7 +9,6 @@ namespace IpcBench.Daemon.Scenarios;
 
 /// <summary>Starts scenarios in the background, keeps them (and their results) by id, and stops them all on shutdown.</summary>
 public sealed class ScenarioManager(
-    SpecValidator validator,
     IOptions<DaemonOptions> options,
     RuntimeDirectory runtime,
     AgentLauncher launcher,
@@ -20,9 +17,9 @@ public sealed class ScenarioManager(
     IScenarioRecorder recorder,
     ILoggerFactory loggers) : IHostedLifecycleService
 {
-    private readonly ConcurrentDictionary<string, ScenarioRun> _scenarios = new();
+    private readonly ConcurrentDictionary<string, ScenarioEntry> _scenarios = new();
     private readonly ConcurrentQueue<string> _order = new();
-    private readonly ILogger _logger = loggers.CreateLogger("IpcBench.Scenario");
+    private readonly ScenarioServices _services = new(options.Value, runtime, launcher, agents, recorder, loggers.CreateLogger("IpcBench.Scenario"));
     private readonly object _admission = new();
     private volatile bool _shuttingDown;
     private long _started;
@@ -30,9 +27,9 @@ public sealed class ScenarioManager(
     /// <summary>Scenarios started since the daemon started (retained or not).</summary>
     public long StartedCount => Interlocked.Read(ref _started);
 
-    public ScenarioRun Start(ScenarioSpec? spec)
+    /// <summary>Starts a scenario of a spec the control plane has validated (SpecValidator).</summary>
+    public ScenarioRun Start(ResolvedSpec resolved)
     {
-        var resolved = validator.Resolve(spec);
         if (resolved.Transport.Capabilities.CrossProcess && launcher.UnavailableReason is { } reason)
         {
             throw new RequestRefusedException(RefusalKind.FailedPrecondition, field: null, $"agents cannot be started: {reason}");
@@ -48,9 +45,10 @@ public sealed class ScenarioManager(
             // 12 hex digits: unique enough, and short enough for socket paths (108-byte limit).
             var id = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(6));
             var claim = admission.ClaimFor(resolved, id);
-            admission.Admit(claim, [.. _scenarios.Values.Where(s => !s.Completion.IsCompleted).Select(s => s.Claim)]);
-            var run = new ScenarioRun(id, resolved, options.Value, runtime, launcher, agents, recorder, _logger) { Claim = claim };
-            _scenarios[id] = run;
+            admission.Admit(claim, [.. _scenarios.Values.Where(s => !s.IsCompleted).Select(s => s.Claim)]);
+            var run = new ScenarioRun(id, resolved, _services) { Claim = claim };
+            var entry = new ScenarioEntry(run);
+            _scenarios[id] = entry;
             recorder.Changed(run);
             _order.Enqueue(id);
             Interlocked.Increment(ref _started);
@@ -59,7 +57,17 @@ public sealed class ScenarioManager(
             // or its span as parent; its own trace links to the call instead (ScenarioRun.StartedBy).
             using (ExecutionContext.SuppressFlow())
             {
-                _ = Task.Run(run.RunAsync);
+                _ = Task.Run(async () =>
+                {
+                    try
+                    {
+                        await run.RunAsync().ConfigureAwait(false);
+                    }
+                    finally
+                    {
+                        entry.Retire();
+                    }
+                });
             }
 
             return run;
@@ -67,16 +75,17 @@ public sealed class ScenarioManager(
     }
 
     /// <summary>The scenario if this daemon holds it in memory (running, or finished and retained).</summary>
-    public ScenarioRun? Find(string id) => _scenarios.GetValueOrDefault(id);
+    public ScenarioEntry? Find(string id) => _scenarios.GetValueOrDefault(id);
 
-    public IReadOnlyList<ScenarioRun> List() =>
-        [.. _order.Select(id => _scenarios.GetValueOrDefault(id)).OfType<ScenarioRun>()];
+    /// <summary>The scenarios held in memory, oldest first.</summary>
+    public IReadOnlyList<ScenarioEntry> List() =>
+        [.. _order.Select(id => _scenarios.GetValueOrDefault(id)).OfType<ScenarioEntry>()];
 
     /// <summary>Drops the oldest finished scenarios beyond the retention limit.</summary>
     private void Trim()
     {
         while (_scenarios.Count > options.Value.MaxRetainedScenarios && _order.TryPeek(out var oldest)
-            && _scenarios.TryGetValue(oldest, out var run) && run.Completion.IsCompleted)
+            && _scenarios.TryGetValue(oldest, out var entry) && entry.IsCompleted)
         {
             _order.TryDequeue(out _);
             _scenarios.TryRemove(oldest, out _);
@@ -100,13 +109,13 @@ public sealed class ScenarioManager(
             _shuttingDown = true;
         }
 
-        var running = _scenarios.Values.Where(s => !s.Completion.IsCompleted).ToList();
+        var running = _scenarios.Values.Select(s => s.Live).OfType<ScenarioRun>().Where(r => !r.Completion.IsCompleted).ToList();
         if (running.Count == 0)
         {
             return;
         }
 
-        _logger.LogInformation("Shutting down: stopping {Count} running scenarios", running.Count);
+        _services.Logger.LogInformation("Shutting down: stopping {Count} running scenarios", running.Count);
         running.ForEach(s => s.RequestStop());
         var all = Task.WhenAll(running.Select(s => s.Completion));
         await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(4), cancellationToken)).ConfigureAwait(false);

@@ -1,5 +1,4 @@
 using HdrHistogram;
-using IpcBench.Daemon.Control;
 using IpcBench.V1;
 using IpcBench.Workload;
 

@@ -1,5 +1,4 @@
-using IpcBench.Daemon.Control;
-using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Core;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;

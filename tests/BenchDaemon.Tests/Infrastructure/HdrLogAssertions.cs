@@ -1,6 +1,6 @@
 using System.Globalization;
 using HdrHistogram;
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
 using IpcBench.V1;
 using IpcBench.Workload;
 

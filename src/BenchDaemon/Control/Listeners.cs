@@ -4,7 +4,7 @@ using Grpc.AspNetCore.Server;
 using Grpc.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 
-namespace IpcBench.Daemon.Hosting;
+namespace IpcBench.Daemon.Control;
 
 /// <summary>
 /// Which of the daemon's listeners a connection came in on. Set by Kestrel connection middleware, so it is the server's

@@ -1,7 +1,7 @@
 using System.ComponentModel.DataAnnotations;
 using IpcBench.Transports;
 
-namespace IpcBench.Daemon.Hosting;
+namespace IpcBench.Daemon.Core;
 
 /// <summary>Daemon settings: section "IpcBench" of appsettings.json, IpcBench__* environment variables or --IpcBench:Key=value.</summary>
 public sealed class DaemonOptions

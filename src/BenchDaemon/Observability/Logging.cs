@@ -1,8 +1,9 @@
+using IpcBench.Daemon.Core;
 using Serilog;
 using Serilog.Events;
 using Serilog.Formatting.Compact;
 
-namespace IpcBench.Daemon.Hosting;
+namespace IpcBench.Daemon.Observability;
 
 /// <summary>
 /// Serilog to stderr (stdout stays clean for the run command's tables), in two steps: a bootstrap logger before the host

@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text;
 using Grpc.Core;
 
-namespace IpcBench.Daemon.Hosting;
+namespace IpcBench.Daemon.Control;
 
 /// <summary>
 /// A call refused before grpc-dotnet sees it (by authentication or listener confinement) still has to be a gRPC answer:

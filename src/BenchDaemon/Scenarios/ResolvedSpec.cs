@@ -2,7 +2,7 @@ using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
 
-namespace IpcBench.Daemon.Control;
+namespace IpcBench.Daemon.Scenarios;
 
 /// <summary>A validated scenario spec with every default resolved: what the engine runs.</summary>
 public sealed record ResolvedSpec(

@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 using IpcBench.Iceoryx2;
 using IpcBench.Workload;
 
-namespace IpcBench.Daemon.Observability;
+namespace IpcBench.Daemon.Core;
 
 /// <summary>What ipcbench_build_info and the OpenTelemetry resource say about this build and machine.</summary>
 public sealed record BuildInfo(string Version, string DotnetVersion, string Iceoryx2Version, MachineInfo Machine)

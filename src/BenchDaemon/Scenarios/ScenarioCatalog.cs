@@ -1,8 +1,9 @@
-using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Persistence;
 using IpcBench.V1;
 using Microsoft.Data.Sqlite;
 
-namespace IpcBench.Daemon.Persistence;
+namespace IpcBench.Daemon.Scenarios;
 
 /// <summary>
 /// Every scenario the daemon can answer for: those it runs or holds in memory (their live snapshot wins) and those in
@@ -13,7 +14,7 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
     /// <param name="field">The request field <paramref name="id"/> came from, as errors name it.</param>
     public Scenario Get(string id, string field = "id") => Find(id, field).Scenario;
 
-    /// <summary>The live run when this daemon has it, and the scenario as it is now; NOT_FOUND when neither has it.</summary>
+    /// <summary>The run while it runs, and the scenario as it is now; NOT_FOUND when neither memory nor the database has it.</summary>
     public (ScenarioRun? Run, Scenario Scenario) Find(string id, string field = "id")
     {
         if (string.IsNullOrEmpty(id))
@@ -21,9 +22,9 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
             throw new RequestRefusedException(RefusalKind.InvalidArgument, field, "is required");
         }
 
-        if (scenarios.Find(id) is { } run)
+        if (scenarios.Find(id) is { } held)
         {
-            return (run, run.Snapshot());
+            return held.Live is { } run ? (run, run.Snapshot()) : (null, held.Snapshot(writer.ErrorFor));
         }
 
         var stored = Read(store => store.Get(id));
@@ -33,7 +34,7 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
     /// <summary>A page, newest first, and whether more follow it.</summary>
     public (IReadOnlyList<Scenario> Scenarios, bool More) List(ScenarioFilter filter, ScenarioKey? after, int pageSize)
     {
-        var live = scenarios.List().Select(r => r.Snapshot())
+        var live = scenarios.List().Select(s => s.Snapshot(writer.ErrorFor))
             .Where(s => filter.Matches(s) && (after is not { } a || ScenarioKey.Of(s).CompareTo(a) > 0));
         // One more than a page tells whether another page follows; the newest page of the union of both sources is
         // within the live ones and the page + 1 newest stored ones.

@@ -3,7 +3,7 @@ using HdrHistogram;
 using IpcBench.V1;
 using IpcBench.Workload;
 
-namespace IpcBench.Daemon.Scenarios;
+namespace IpcBench.Daemon.Core;
 
 public static class StatsFormatting
 {

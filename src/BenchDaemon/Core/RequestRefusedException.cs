@@ -1,4 +1,4 @@
-namespace IpcBench.Daemon.Scenarios;
+namespace IpcBench.Daemon.Core;
 
 /// <summary>Why the engine refused a request; the control plane turns each kind into the matching gRPC status.</summary>
 public enum RefusalKind

@@ -1,7 +1,7 @@
 using IpcBench.Transports;
 using Microsoft.Extensions.Options;
 
-namespace IpcBench.Daemon.Hosting;
+namespace IpcBench.Daemon.Core;
 
 /// <summary>
 /// The daemon's private directory for sockets and the agent endpoint: BASE/PID, mode 0700. Directories of daemons that

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace IpcBench.Daemon.Observability;
+namespace IpcBench.Daemon.Core;
 
 /// <summary>
 /// The daemon's traces: a span per control-plane call and a trace per scenario (see ScenarioRun). Activities cost

@@ -1,0 +1,196 @@
+using Google.Protobuf.WellKnownTypes;
+using HdrHistogram;
+using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Persistence;
+using IpcBench.V1;
+using IpcBench.Workload;
+
+namespace IpcBench.Daemon.Scenarios;
+
+/// <summary>
+/// What one scenario measures: the measurement window (warmup excluded), the latency histogram in total and per tick
+/// (each tick's also as an HdrHistogram log interval), daemon and agent CPU, and the counters the result is made of.
+/// The tick thread writes; snapshots and scrapes read from other threads under <see cref="_gate"/>.
+/// </summary>
+internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology, Action<HdrInterval> recordLatencyInterval)
+{
+    private readonly object _gate = new();
+    private readonly LongHistogram _totalLatency = LatencyHistograms.Create();
+    private readonly LongHistogram _latencyInterval = LatencyHistograms.Create();
+    private readonly HistogramCodec _latencyCodec = new();
+    private int _latencyIntervalIndex;
+    private long _latencyIntervalStartMs;
+    private long _startedNs;
+    private long _measureFromNs;
+    private long _measureToNs;
+    private ProcessMetrics.Sample _tickDaemon;
+    private double _tickAgentsCpuSeconds;
+    private ProcessMetrics.Sample? _daemonAtStart;
+    private ProcessMetrics.Sample? _daemonAtEnd;
+
+    /// <summary>Counts what publishers send inside the measurement window.</summary>
+    public MeasurementWindow Window { get; } = new();
+
+    /// <summary>When (monotonic ns) the measurement begins, after the warmup.</summary>
+    public long MeasureFromNs => _measureFromNs;
+
+    /// <summary>Whether the warmup is over (the daemon's CPU is counted from then).</summary>
+    public bool Measuring => _daemonAtStart is not null;
+
+    /// <summary>Starts the clock now: warmup for <paramref name="warmupNs"/>, then measurement.</summary>
+    public void Start(long nowNs, long warmupNs)
+    {
+        _startedNs = nowNs;
+        _tickDaemon = ProcessMetrics.Take();
+        _tickAgentsCpuSeconds = topology.AgentsCpuSeconds;
+        _measureFromNs = nowNs + warmupNs;
+        Window.Start(_measureFromNs);
+        topology.StartMeasurement(_measureFromNs);
+        _latencyIntervalStartMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        if (warmupNs == 0)
+        {
+            BeginMeasuring();
+        }
+    }
+
+    /// <summary>The warmup is over.</summary>
+    public void BeginMeasuring() => _daemonAtStart = ProcessMetrics.Take();
+
+    /// <summary>The measurement is over: publishers are about to stop.</summary>
+    public void End()
+    {
+        _measureToNs = MonotonicClock.NowNs();
+        _daemonAtEnd = ProcessMetrics.Take();
+    }
+
+    /// <summary>The second that just passed, as the live snapshot and the stored series show it.</summary>
+    public IntervalStats Tick(long nowNs)
+    {
+        var latency = TakeLatencyInterval();
+        RecordLatencyInterval(latency);
+        double rate = topology.ReceiveRate;
+        var daemon = ProcessMetrics.Take();
+        double agentsCpu = topology.AgentsCpuSeconds;
+        double seconds = (daemon.TakenAtNs - _tickDaemon.TakenAtNs) / 1e9;
+        var interval = new IntervalStats
+        {
+            Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
+            MessagesPerSecond = rate,
+            BytesPerSecond = rate * spec.PayloadBytes,
+            Latency = StatsFormatting.ToLatency(latency, spec.RoundTrip),
+            DaemonCpuPercent = ProcessMetrics.CpuPercent(_tickDaemon, daemon),
+            // Agents report once a second on their own clock: a tick may see one report more or fewer than the last.
+            AgentsCpuPercent = seconds > 0 ? Math.Max(0, agentsCpu - _tickAgentsCpuSeconds) / seconds * 100 : 0,
+        };
+        _tickDaemon = daemon;
+        _tickAgentsCpuSeconds = agentsCpu;
+        lock (_gate)
+        {
+            _totalLatency.Add(latency);
+        }
+
+        return interval;
+    }
+
+    /// <summary>Takes in the subscribers' last reports, after they finished.</summary>
+    public void AddTail()
+    {
+        var tail = TakeLatencyInterval();
+        lock (_gate)
+        {
+            // Into the totals, not into a misleading sub-second series point.
+            _totalLatency.Add(tail);
+        }
+
+        if (tail.TotalCount > 0)
+        {
+            // The .hlog keeps it as the short interval it is: the log holds every value the result counts.
+            RecordLatencyInterval(tail);
+        }
+    }
+
+    /// <summary>Seconds measured so far (or in all, once the measurement ended).</summary>
+    public double MeasuredSeconds
+    {
+        get
+        {
+            long fromNs = _measureFromNs;
+            long toNs = _measureToNs > 0 ? _measureToNs : MonotonicClock.NowNs();
+            return fromNs > 0 && toNs > fromNs ? (toNs - fromNs) / 1e9 : 0;
+        }
+    }
+
+    public LatencyBuckets LatencyBuckets()
+    {
+        lock (_gate)
+        {
+            return _totalLatency.TotalCount == 0 ? Scenarios.LatencyBuckets.Empty : Scenarios.LatencyBuckets.From(_totalLatency);
+        }
+    }
+
+    /// <summary>The result as of now.</summary>
+    public ScenarioStats BuildStats()
+    {
+        var counters = topology.Subscribers.Aggregate(default(ReceiverCounters), (sum, s) => sum + s.Counters);
+        var publishers = topology.PublisherCounters();
+        long sent = publishers.Sum(p => p.Sent);
+        long expected = sent * spec.SubscribersPerPublisher;
+        double measuredSeconds = MeasuredSeconds;
+        var stats = new ScenarioStats
+        {
+            MessagesSent = (ulong)sent,
+            MessagesReceived = (ulong)counters.Received,
+            MessagesExpected = (ulong)expected,
+            MessagesLost = (ulong)Math.Max(0, expected - (counters.Received - counters.Duplicated)),
+            MessagesCorrupted = (ulong)(counters.Corrupted + publishers.Sum(p => p.BadEchoes)),
+            MessagesDuplicated = (ulong)counters.Duplicated,
+            MeasuredMessages = (ulong)counters.MeasuredReceived,
+            MeasuredDuration = Duration.FromTimeSpan(TimeSpan.FromTicks((long)(measuredSeconds * TimeSpan.TicksPerSecond))),
+            MessagesPerSecond = measuredSeconds > 0 ? counters.MeasuredReceived / measuredSeconds : 0,
+            BytesPerSecond = measuredSeconds > 0 ? counters.MeasuredBytes / measuredSeconds : 0,
+        };
+        lock (_gate)
+        {
+            stats.Latency = StatsFormatting.ToLatency(_totalLatency, spec.RoundTrip);
+        }
+
+        var now = ProcessMetrics.Take();
+        var daemonStart = _daemonAtStart ?? now;
+        var daemonEnd = _daemonAtEnd ?? now;
+        stats.Processes.Add(new ProcessStats
+        {
+            Role = "daemon",
+            Index = -1,
+            Pid = Environment.ProcessId,
+            CpuSeconds = daemonEnd.CpuSeconds - daemonStart.CpuSeconds,
+            CpuPercent = ProcessMetrics.CpuPercent(daemonStart, daemonEnd),
+            PeakRssBytes = now.PeakRssBytes,
+        });
+        foreach (var subscriber in topology.Subscribers)
+        {
+            if (subscriber.Process is { } process)
+            {
+                stats.Processes.Add(process);
+            }
+        }
+
+        return stats;
+    }
+
+    /// <summary>Latency recorded since the previous call, in a histogram reused from tick to tick (one thread calls this).</summary>
+    private LongHistogram TakeLatencyInterval()
+    {
+        var interval = _latencyInterval;
+        interval.Reset();
+        topology.DrainLatencyInto(interval);
+        return interval;
+    }
+
+    /// <summary>Queues the interval's histogram, encoded as HdrHistogram logs carry it, with its wall-clock bounds.</summary>
+    private void RecordLatencyInterval(LongHistogram interval)
+    {
+        long endMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        recordLatencyInterval(new HdrInterval(_latencyIntervalIndex++, _latencyIntervalStartMs, endMs, _latencyCodec.Encode(interval)));
+        _latencyIntervalStartMs = endMs;
+    }
+}
