@@ -114,7 +114,7 @@ internal sealed class ScenarioTopology(
             for (int p = 0; p < spec.Publishers; p++)
             {
                 var worker = new PublisherWorker(_endpoints[p], new PublisherPlan(p, spec.PayloadBytes, spec.FullPayload, spec.RatePerPublisher,
-                    spec.RoundTrip, spec.SubscribersPerPublisher, spec.WaitMode), window);
+                    spec.RoundTrip, spec.SubscribersPerPublisher, spec.WaitMode, LatencySampleEvery: spec.LatencySampleEvery), window);
                 _publishers.Add(worker);
                 _roundTripReaders.Add(new IntervalHistogramReader(worker.RoundTripLatency));
                 _publisherThreads.Add(new Thread(() => RunPublisher(worker)) { IsBackground = true, Name = $"pub{p}" });
