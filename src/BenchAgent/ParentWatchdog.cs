@@ -6,7 +6,7 @@ namespace IpcBench.Agent;
 /// <summary>
 /// Ends the agent when its daemon dies, even by SIGKILL, even while the agent's threads are busy in a hot loop. A thread
 /// of its own waits in poll(2) on a pidfd of the daemon and, every <see cref="CheckIntervalMs"/>, reads the daemon's
-/// state from /proc (<see cref="ProcessInstance"/>: pid and start time, a zombie is dead). README promises 250 ms.
+/// state from /proc (<see cref="ProcessInstance"/>: pid and start time, a zombie is dead). docs/operations.md promises 250 ms.
 /// </summary>
 /// <remarks>
 /// Both are needed. The pidfd becomes readable, and the agent is reparented, only once every thread of the daemon has

@@ -10,10 +10,10 @@ namespace IpcBench.Workload;
 public static class LatencyHistograms
 {
     /// <summary>
-    /// 2^41 - 1 ns, about 36.6 minutes (the hand-written histogram went to an hour). HdrHistogram.NET 2.5.0 computes a
+    /// 2^41 - 1 ns, about 36.6 minutes. HdrHistogram.NET 2.5.0 computes a
     /// bucket's width as <c>1 &lt;&lt; bucketIndex</c> in 32 bits, so from 2^41 ns on (bucket 31) its equivalent-value
     /// arithmetic overflows: maxima, percentiles and the encoding's length go wrong and counts are lost. Longer
-    /// latencies are clamped here, as values above the hour were before.
+    /// latencies are clamped here.
     /// </summary>
     public const long HighestTrackableNs = (1L << 41) - 1;
 

@@ -7,7 +7,7 @@ using Xunit.Abstractions;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
-/// Agents do not outlive their daemon: SIGKILLed, it takes every agent with it within 250 ms (README's promise), busy
+/// Agents do not outlive their daemon: SIGKILLed, it takes every agent with it within 250 ms (docs/operations.md's promise), busy
 /// or idle. And the .NET runtime's diagnostic files (debugger pipes, diagnostic sockets) of processes that died without
 /// removing them — its own killed agents, a killed predecessor — are removed by the daemon; a live process's are kept.
 /// </summary>

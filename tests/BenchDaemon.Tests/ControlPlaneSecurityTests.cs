@@ -116,7 +116,7 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
         Assert.Contains(daemon.Output.Lines(0), l => l.Contains("Refused /ipcbench.v1.BenchControl/ListTransports", StringComparison.Ordinal));
     }
 
-    /// <summary>README's "Exposing the daemon" with the real grpcurl: TLS with -cacert, the token with -H, health without.</summary>
+    /// <summary>docs/control-plane.md's "Exposing the daemon" with the real grpcurl: TLS with -cacert, the token with -H, health without.</summary>
     [GrpcurlFact]
     public async Task TlsAndToken_WithGrpcurl_AsTheReadmeShowsIt()
     {

@@ -4,7 +4,7 @@ using IpcBench.Daemon.Tests.Infrastructure;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
-/// BenchDaemon's folders depend on each other one way only, as README's Layout draws it. Read from the sources (every
+/// BenchDaemon's folders depend on each other one way only, as docs/architecture.md's Layout draws it. Read from the sources (every
 /// folder is one namespace, IpcBench.Daemon.&lt;Folder&gt;): a using, a fully qualified name or a name qualified from
 /// the parent namespace (<c>Agents.AgentLauncher</c>) is an arrow.
 /// </summary>
@@ -44,7 +44,7 @@ public sealed partial class FolderDependencyTests
     {
         var unknown = SourceFiles().Select(f => f.Folder).Distinct().Where(f => !Allowed.ContainsKey(f)).ToList();
 
-        Assert.True(unknown.Count == 0, $"folders missing from the allowed picture (and README's Layout): {string.Join(", ", unknown)}");
+        Assert.True(unknown.Count == 0, $"folders missing from the allowed picture (and docs/architecture.md's Layout): {string.Join(", ", unknown)}");
     }
 
     [Fact]

@@ -10,7 +10,7 @@ namespace IpcBench.Daemon.Tests;
 /// README's control-plane block (every <c>$G … $D …</c> command under "The daemon and its control plane") run as
 /// written, through bash, with the real grpcurl and jq, against a real daemon. Only what a reader would fill in is
 /// filled in: the address, and the &lt;id&gt;-style placeholders from the answers of the commands before them. The
-/// token and TLS examples of "Exposing the daemon" are run by ControlPlaneSecurityTests.
+/// token and TLS examples of "Exposing the daemon" (docs/control-plane.md) are run by ControlPlaneSecurityTests.
 /// </summary>
 [Collection(DaemonCollection.Name)]
 public sealed partial class ReadmeGrpcurlExamplesTests(ITestOutputHelper output) : IDisposable
