@@ -19,24 +19,19 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     private readonly WaitMode _waitMode;
     private readonly bool _block;
     private readonly long _stallMs;
-    private readonly int _ownPid = Environment.ProcessId;
 
     private readonly byte* _slots;
-    private readonly byte* _cursors;
-    private readonly byte* _replies;
     private readonly long* _published;
     private readonly int* _dataSignal;
     private readonly int* _dataWaiters;
     private readonly int* _closed;
     private readonly int* _waitingForSpace;
-    private readonly int* _waitingForReply;
     private readonly long* _wakeAt;
     private readonly int* _publisherSignal;
     private readonly int _slotCount;
     private readonly int _slotMask;
     private readonly int _slotBytes;
     private readonly int _slotDataBytes;
-    private readonly int _maxSubscribers;
     private readonly int _maxMessageBytes;
 
     /// <summary>
@@ -45,13 +40,8 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     /// </summary>
     private byte[]? _staging;
 
-    private readonly bool[] _tracked;
-    private readonly long[] _lastCursor;
-    private readonly long[] _lastProgressMs;
-    private readonly long[] _replyRead;
-    private int[] _replyOrder = [];
-    private int _nextReply;
-    private int _replyHeld = -1;
+    private readonly SubscriberCursors _subscribers;
+    private readonly ReplyReader _replies;
 
     private long _next;
     private long _gateLimit;
@@ -88,29 +78,23 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
 
         byte* file = _mapping.Base;
         _slots = file + geometry.SlotsOffset;
-        _cursors = file + geometry.CursorTableOffset;
-        _replies = file + geometry.ReplyAreaOffset;
         _published = (long*)(file + PublishedOffset);
         _dataSignal = (int*)(file + DataSignalOffset);
         _dataWaiters = (int*)(file + DataWaitersOffset);
         _closed = (int*)(file + ClosedOffset);
         _waitingForSpace = (int*)(file + WaitingForSpaceOffset);
-        _waitingForReply = (int*)(file + WaitingForReplyOffset);
         _wakeAt = (long*)(file + WakeAtOffset);
         _publisherSignal = (int*)(file + PublisherSignalOffset);
         _slotCount = geometry.SlotCount;
         _slotMask = geometry.SlotCount - 1;
         _slotBytes = geometry.SlotBytes;
         _slotDataBytes = geometry.SlotDataBytes;
-        _maxSubscribers = geometry.MaxSubscribers;
         _maxMessageBytes = geometry.MaxMessageBytes;
-        _tracked = new bool[_maxSubscribers];
-        _lastCursor = new long[_maxSubscribers];
-        _lastProgressMs = new long[_maxSubscribers];
-        _replyRead = new long[_maxSubscribers];
+        _subscribers = new SubscriberCursors(file + geometry.CursorTableOffset, geometry.MaxSubscribers, options.PublisherIndex, _stallMs, path);
+        _replies = new ReplyReader(this, _subscribers, file, geometry, options.WaitMode);
 
         // A fresh file is all zeros: every cursor record is Free, nothing is published. The header goes last.
-        geometry.Write(file, _ownPid, options.PublisherIndex, options.WaitMode);
+        geometry.Write(file, Environment.ProcessId, options.PublisherIndex, options.WaitMode);
     }
 
     public string Address => _mapping.Path;
@@ -119,6 +103,8 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
 
     /// <summary>Slots published so far (a chunked message counts one per chunk).</summary>
     internal long Published => _next;
+
+    internal bool IsClosing => _closing;
 
     public void WaitForSubscribers(int count, TimeSpan timeout, CancellationToken cancellationToken)
     {
@@ -129,19 +115,11 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
             Enter();
             try
             {
-                ScanMinCursor();
-                for (int i = 0; i < _maxSubscribers; i++)
-                {
-                    if (_tracked[i])
-                    {
-                        active++;
-                    }
-                }
-
+                ScanCursors();
+                active = _subscribers.TrackedCount;
                 if (active >= count)
                 {
-                    _replyOrder = TrackedSlots();
-                    _nextReply = 0;
+                    _replies.Restart();
                     return;
                 }
             }
@@ -370,9 +348,6 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private byte* SlotAt(long sequence) => _slots + (long)(int)(sequence & _slotMask) * _slotBytes;
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private byte* CursorRecord(int slot) => _cursors + (long)slot * CursorBytes;
-
     /// <summary>Waits until every live subscriber has read the message that last used the slot of <paramref name="sequence"/>.</summary>
     private void WaitForSpace(long sequence)
     {
@@ -382,7 +357,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         long lastCheck = started;
         while (true)
         {
-            long min = ScanMinCursor();
+            long min = ScanCursors();
             if (min >= needed)
             {
                 _gateLimit = min + _slotCount;
@@ -398,7 +373,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
             if (now - lastCheck >= LivenessIntervalMs)
             {
                 lastCheck = now;
-                CheckSubscribers(needed, now, now - started, forReply: -1);
+                _subscribers.CheckLiveness(needed, _next, now, now - started, forReply: -1);
             }
 
             if (_block)
@@ -409,7 +384,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
                 // Capped at what is published: a subscriber that has read everything must count as worth waking for.
                 Volatile.Write(ref *_wakeAt, Math.Min(needed + _slotCount / 4, _next));
                 Interlocked.Exchange(ref *_waitingForSpace, 1);
-                if (ScanMinCursor() < needed && !_closing)
+                if (ScanCursors() < needed && !_closing)
                 {
                     LinuxNative.FutexWait(_publisherSignal, observed, LivenessIntervalMs);
                 }
@@ -424,175 +399,27 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     }
 
     /// <summary>The lowest cursor among active subscribers (our own next sequence when there are none). Admits new subscribers.</summary>
-    private long ScanMinCursor()
+    internal long ScanCursors()
     {
-        long min = _next;
-        byte* record = _cursors;
-        for (int i = 0; i < _maxSubscribers; i++, record += CursorBytes)
+        bool admitted = false;
+        long min = _subscribers.ScanMin(_next, ref admitted);
+        if (admitted && _block)
         {
-            int state = Volatile.Read(ref *(int*)(record + StateOffset));
-            if (state == CursorState.Active)
-            {
-                long cursor = Volatile.Read(ref *(long*)(record + CursorOffset));
-                if (cursor < min)
-                {
-                    min = cursor;
-                }
-            }
-            else if (state == CursorState.Requested)
-            {
-                Admit(i, record);
-            }
-            else if (state is CursorState.Detached && _tracked[i])
-            {
-                _tracked[i] = false;
-                throw new IOException(
-                    $"shm-ring {Address}: subscriber {SubscriberIndex(record)} (pid {Pid(record)}) detached while publisher {_publisherIndex} was still sending.");
-            }
+            // A new subscriber may already sleep in TryReceive, waiting to be admitted.
+            WakeReaders();
         }
 
         return min;
     }
 
-    /// <summary>
-    /// The publisher, being the only writer, places a new subscriber's cursor at the next sequence it will write; the
-    /// subscriber receives everything published from then on. Doing it here rather than in the subscriber removes the
-    /// race of a joiner reading the sequence while the publisher laps it.
-    /// </summary>
-    private void Admit(int slot, byte* record)
-    {
-        int pid = Pid(record);
-        if (pid != _ownPid && pid > 0 && !ProcessInstance.IsRunning(pid))
-        {
-            Interlocked.CompareExchange(ref *(int*)(record + StateOffset), CursorState.Evicted, CursorState.Requested);
-            return;
-        }
-
-        Volatile.Write(ref *(long*)(record + CursorOffset), _next);
-        if (Interlocked.CompareExchange(ref *(int*)(record + StateOffset), CursorState.Active, CursorState.Requested) == CursorState.Requested)
-        {
-            _tracked[slot] = true;
-            _lastCursor[slot] = _next;
-            _lastProgressMs[slot] = Environment.TickCount64;
-            _replyRead[slot] = Volatile.Read(ref *(long*)(record + ReplyReadOffset));
-            if (_block)
-            {
-                // It may already sleep in TryReceive, waiting to be admitted.
-                WakeReaders();
-            }
-        }
-    }
-
-    /// <summary>
-    /// Runs every <see cref="LivenessIntervalMs"/> while the publisher waits. Evicts and reports a subscriber that holds it
-    /// up and is dead (its pid is gone) or stalled (neither its cursor nor its heartbeat moved for the stall timeout).
-    /// </summary>
-    private void CheckSubscribers(long needed, long nowMs, long waitedMs, int forReply)
-    {
-        byte* record = _cursors;
-        for (int i = 0; i < _maxSubscribers; i++, record += CursorBytes)
-        {
-            if (!_tracked[i] || (forReply >= 0 && i != forReply))
-            {
-                continue;
-            }
-
-            if (Volatile.Read(ref *(int*)(record + StateOffset)) != CursorState.Active)
-            {
-                continue;
-            }
-
-            long cursor = Volatile.Read(ref *(long*)(record + CursorOffset));
-            if (cursor != _lastCursor[i])
-            {
-                _lastCursor[i] = cursor;
-                _lastProgressMs[i] = nowMs;
-            }
-
-            if (forReply < 0 && cursor >= needed)
-            {
-                continue;
-            }
-
-            int pid = Pid(record);
-            string what = forReply >= 0 ? "its echo" : $"it to free ring space ({_next - cursor} slots unread)";
-            if (pid != _ownPid && pid > 0 && !ProcessInstance.IsRunning(pid))
-            {
-                Evict(i, record, $"subscriber {SubscriberIndex(record)} (pid {pid}) died: the process no longer exists. Publisher {_publisherIndex} waited {waitedMs} ms for {what}; its cursor was evicted.");
-            }
-
-            long heartbeat = Volatile.Read(ref *(long*)(record + HeartbeatOffset));
-            if (nowMs - _lastProgressMs[i] > _stallMs && nowMs - heartbeat > _stallMs)
-            {
-                Evict(i, record, $"subscriber {SubscriberIndex(record)} (pid {pid}) stalled: its cursor and heartbeat stood still for {(nowMs - heartbeat) / 1000.0:0.#} s while publisher {_publisherIndex} waited for {what}; its cursor was evicted.");
-            }
-        }
-    }
-
-    private void Evict(int slot, byte* record, string reason)
-    {
-        Interlocked.CompareExchange(ref *(int*)(record + StateOffset), CursorState.Evicted, CursorState.Active);
-        _tracked[slot] = false;
-        _gateLimit = 0;
-        throw new IOException($"shm-ring {Address}: {reason}");
-    }
-
-    private static int Pid(byte* record) => Volatile.Read(ref *(int*)(record + PidOffset));
-
-    private static int SubscriberIndex(byte* record) => Volatile.Read(ref *(int*)(record + SubscriberIndexOffset));
-
-    private int[] TrackedSlots()
-    {
-        var slots = new List<int>();
-        for (int i = 0; i < _maxSubscribers; i++)
-        {
-            if (_tracked[i])
-            {
-                slots.Add(i);
-            }
-        }
-
-        return [.. slots];
-    }
-
     public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken)
     {
-        reply = default;
         Enter();
         bool holding = false;
         try
         {
-            if (_replyOrder.Length == 0)
-            {
-                ScanMinCursor();
-                _replyOrder = TrackedSlots();
-                if (_replyOrder.Length == 0)
-                {
-                    return false;
-                }
-            }
-
-            // Every subscriber echoes every message once and in order, so taking them in turn sees each echo.
-            int slot = _replyOrder[_nextReply];
-            _nextReply = _nextReply + 1 == _replyOrder.Length ? 0 : _nextReply + 1;
-            byte* record = CursorRecord(slot);
-            long read = _replyRead[slot];
-            if (Volatile.Read(ref *(long*)(record + ReplyWrittenOffset)) <= read && !WaitForReply(slot, record, read, cancellationToken))
-            {
-                return false;
-            }
-
-            byte* entry = _replies + (long)slot * RingGeometry.ReplyRingBytes + (read & (ReplySlotCount - 1)) * ReplySlotBytes;
-            int length = *(int*)entry;
-            if ((uint)length > ReplySlotBytes - ReplyHeaderBytes)
-            {
-                throw new InvalidDataException($"shm-ring {Address}: reply ring of subscriber {SubscriberIndex(record)} holds an entry of {length} bytes.");
-            }
-
-            reply = new ReadOnlySpan<byte>(entry + ReplyHeaderBytes, length);
-            _replyHeld = slot;
-            holding = true;
-            return true;
+            holding = _replies.TryTake(out reply, cancellationToken);
+            return holding;
         }
         finally
         {
@@ -605,82 +432,16 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
 
     public void ReleaseReply()
     {
-        int slot = _replyHeld;
-        if (slot >= 0)
-        {
-            _replyHeld = -1;
-            long read = ++_replyRead[slot];
-            Volatile.Write(ref *(long*)(CursorRecord(slot) + ReplyReadOffset), read);
-        }
-
+        _replies.Release();
         Exit();
-    }
-
-    private bool WaitForReply(int slot, byte* record, long read, CancellationToken cancellationToken)
-    {
-        long* written = (long*)(record + ReplyWrittenOffset);
-        long started = Environment.TickCount64;
-        long lastCheck = started;
-        while (Volatile.Read(ref *written) <= read)
-        {
-            if (_closing || cancellationToken.IsCancellationRequested)
-            {
-                return false;
-            }
-
-            long now = Environment.TickCount64;
-            if (now - lastCheck >= LivenessIntervalMs)
-            {
-                lastCheck = now;
-                if (Volatile.Read(ref *(int*)(record + StateOffset)) != CursorState.Active)
-                {
-                    // Detached or evicted: that link is closed.
-                    _tracked[slot] = false;
-                    return false;
-                }
-
-                CheckSubscribers(long.MaxValue, now, now - started, forReply: slot);
-            }
-
-            if (_block)
-            {
-                int observed = Volatile.Read(ref *_publisherSignal);
-                Interlocked.Exchange(ref *_waitingForReply, 1);
-                if (Volatile.Read(ref *written) <= read && !_closing)
-                {
-                    LinuxNative.FutexWait(_publisherSignal, observed, LivenessIntervalMs);
-                }
-
-                Volatile.Write(ref *_waitingForReply, 0);
-            }
-            else
-            {
-                Idle.Pause(_waitMode);
-            }
-        }
-
-        return true;
     }
 
     /// <summary>Test hook: registers <paramref name="pid"/> as an active subscriber that never reads, as a real one that got stuck would.</summary>
     internal int AddSubscriberForTest(int pid, int subscriberIndex)
     {
-        for (int i = 0; i < _maxSubscribers; i++)
-        {
-            byte* record = CursorRecord(i);
-            if (Interlocked.CompareExchange(ref *(int*)(record + StateOffset), CursorState.Claimed, CursorState.Free) == CursorState.Free)
-            {
-                *(int*)(record + PidOffset) = pid;
-                *(int*)(record + SubscriberIndexOffset) = subscriberIndex;
-                Volatile.Write(ref *(long*)(record + HeartbeatOffset), Environment.TickCount64);
-                Volatile.Write(ref *(int*)(record + StateOffset), CursorState.Requested);
-                Admit(i, record);
-                _gateLimit = 0;
-                return i;
-            }
-        }
-
-        throw new InvalidOperationException("No free subscriber slot.");
+        int slot = _subscribers.AddForTest(pid, subscriberIndex, _next);
+        _gateLimit = 0;
+        return slot;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -757,31 +518,5 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
             endpoint.TryReceiveReply(out reply, cancellationToken);
 
         public void ReleaseReply() => endpoint.ReleaseReply();
-    }
-}
-
-internal static class Quiescence
-{
-    /// <summary>Waits until <paramref name="inside"/> is 0 or names the calling thread.</summary>
-    public static bool WaitUntilOutside(ref int inside, TimeSpan timeout)
-    {
-        int self = Environment.CurrentManagedThreadId;
-        long deadline = Environment.TickCount64 + (long)timeout.TotalMilliseconds;
-        var spinner = new SpinWait();
-        while (true)
-        {
-            int owner = Volatile.Read(ref inside);
-            if (owner == 0 || owner == self)
-            {
-                return true;
-            }
-
-            if (Environment.TickCount64 >= deadline)
-            {
-                return false;
-            }
-
-            spinner.SpinOnce(sleep1Threshold: 20);
-        }
     }
 }

@@ -4,34 +4,6 @@ using static IpcBench.Transports.SharedMemory.RingLayout;
 
 namespace IpcBench.Transports.SharedMemory;
 
-/// <summary>One subscriber's connections: a receiver (own mapping, own cursor) per publisher ring.</summary>
-[SupportedOSPlatform("linux")]
-internal sealed class ShmRingSubscriberEndpoint(List<ShmRingReceiver> receivers) : ISubscriberEndpoint
-{
-    private int _disposed;
-
-    public IReadOnlyList<IMessageReceiver> Receivers => receivers;
-
-    internal IReadOnlyList<ShmRingReceiver> RingReceivers => receivers;
-
-    /// <summary>
-    /// Wakes receivers blocked in TryReceive (they return false), waits for them to leave the mapping, detaches their
-    /// cursors so publishers stop waiting for them, and unmaps. May be called from another thread.
-    /// </summary>
-    public void Dispose()
-    {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
-        {
-            return;
-        }
-
-        receivers.ForEach(r => r.BeginClose());
-        Interlocked.MemoryBarrierProcessWide();
-        receivers.ForEach(r => r.WakeSelf());
-        receivers.ForEach(r => r.Finish());
-    }
-}
-
 /// <summary>
 /// Reads one publisher's ring through one cursor. Messages that fit a slot are handed out in place (a span over the
 /// shared memory, valid until <see cref="Release"/>). Chunked ones are handed out in place chunk by chunk by the
@@ -54,16 +26,12 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     private readonly int* _dataWaiters;
     private readonly int* _closed;
     private readonly int* _waitingForSpace;
-    private readonly int* _waitingForReply;
     private readonly long* _wakeAt;
     private readonly int* _publisherSignal;
     private readonly byte* _record;
     private readonly long* _cursor;
     private readonly int* _state;
     private readonly long* _heartbeat;
-    private readonly long* _replyWrittenShared;
-    private readonly long* _replyReadShared;
-    private readonly byte* _replyRing;
     private readonly int _slotMask;
     private readonly int _slotBytes;
     private readonly int _slotDataBytes;
@@ -83,7 +51,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     private int _chunkIndex;
     private int _chunkCount;
     private int _messageLength;
-    private long _replyWritten;
+    private readonly ReplyWriter _replies;
     private int _released;
     private long _lastHeartbeatMs;
 
@@ -106,20 +74,17 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         _dataWaiters = (int*)(file + DataWaitersOffset);
         _closed = (int*)(file + ClosedOffset);
         _waitingForSpace = (int*)(file + WaitingForSpaceOffset);
-        _waitingForReply = (int*)(file + WaitingForReplyOffset);
         _wakeAt = (long*)(file + WakeAtOffset);
         _publisherSignal = (int*)(file + PublisherSignalOffset);
         _record = file + geometry.CursorTableOffset + (long)slot * CursorBytes;
         _cursor = (long*)(_record + CursorOffset);
         _state = (int*)(_record + StateOffset);
         _heartbeat = (long*)(_record + HeartbeatOffset);
-        _replyWrittenShared = (long*)(_record + ReplyWrittenOffset);
-        _replyReadShared = (long*)(_record + ReplyReadOffset);
-        _replyRing = file + geometry.ReplyAreaOffset + (long)slot * RingGeometry.ReplyRingBytes;
         _slotMask = geometry.SlotCount - 1;
         _slotBytes = geometry.SlotBytes;
         _slotDataBytes = geometry.SlotDataBytes;
         _maxMessageBytes = geometry.MaxMessageBytes;
+        _replies = new ReplyWriter(this, file, geometry, slot, waitMode);
     }
 
     public IReadOnlyList<int> PublisherIndexes { get; }
@@ -409,53 +374,8 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         }
     }
 
-    public void Reply(ReadOnlySpan<byte> message)
-    {
-        if (message.Length > ReplySlotBytes - ReplyHeaderBytes)
-        {
-            throw new ArgumentException($"shm-ring replies carry up to {ReplySlotBytes - ReplyHeaderBytes} bytes, not {message.Length}.", nameof(message));
-        }
-
-        long written = _replyWritten;
-        if (written - Volatile.Read(ref *_replyReadShared) >= ReplySlotCount)
-        {
-            WaitForReplySpace(written);
-        }
-
-        byte* entry = _replyRing + (written & (ReplySlotCount - 1)) * ReplySlotBytes;
-        message.CopyTo(new Span<byte>(entry + ReplyHeaderBytes, message.Length));
-        *(int*)entry = message.Length;
-        _replyWritten = written + 1;
-        Volatile.Write(ref *_replyWrittenShared, written + 1);
-        if (_block)
-        {
-            Interlocked.MemoryBarrier();
-            if (Volatile.Read(ref *_waitingForReply) != 0)
-            {
-                Interlocked.Increment(ref *_publisherSignal);
-                LinuxNative.FutexWake(_publisherSignal, 1);
-            }
-        }
-    }
-
-    private void WaitForReplySpace(long written)
-    {
-        // Only reachable if the publisher stops reading echoes; it reads one per message, so this is a safety net.
-        while (written - Volatile.Read(ref *_replyReadShared) >= ReplySlotCount)
-        {
-            if (_closing || Volatile.Read(ref *_closed) != 0)
-            {
-                throw new IOException($"shm-ring {Path}: the link closed while an echo waited for room.");
-            }
-
-            if (!CheckLivenessIfDue())
-            {
-                throw new IOException($"shm-ring {Path}: the publisher (pid {_publisherPid}) is gone.");
-            }
-
-            Idle.Pause(_block ? WaitMode.Yield : _waitMode);
-        }
-    }
+    /// <summary>Echoes in a round trip (between a receive and its Release, so inside the mapping).</summary>
+    public void Reply(ReadOnlySpan<byte> message) => _replies.Write(message);
 
     private bool WaitForAdmission(CancellationToken cancellationToken)
     {
@@ -563,7 +483,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     /// While waiting, at most every <see cref="LivenessIntervalMs"/>: writes the heartbeat, notices an eviction, checks the
     /// publisher's process (kill(pid, 0) only: no allocation). False: the publisher is dead.
     /// </summary>
-    private bool CheckLivenessIfDue()
+    internal bool CheckLivenessIfDue()
     {
         long now = Environment.TickCount64;
         if (now - _lastHeartbeatMs < LivenessIntervalMs)
@@ -611,6 +531,10 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Exit() => Volatile.Write(ref _inside, 0);
+
+    internal bool IsClosing => _closing;
+
+    internal int PublisherPid => _publisherPid;
 
     internal void BeginClose() => _closing = true;
 
