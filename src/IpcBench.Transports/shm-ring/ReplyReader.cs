@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Runtime.Versioning;
 using static IpcBench.Transports.SharedMemory.RingLayout;
 
@@ -39,17 +40,13 @@ internal sealed unsafe class ReplyReader
     }
 
     /// <summary>The next echo, in place in its reply ring until <see cref="Release"/>; false when its link closed or on cancellation.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryTake(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken)
     {
         reply = default;
-        if (_order.Length == 0)
+        if (_order.Length == 0 && !StartTurn())
         {
-            _publisher.ScanCursors();
-            Restart();
-            if (_order.Length == 0)
-            {
-                return false;
-            }
+            return false;
         }
 
         int slot = _order[_next];
@@ -65,8 +62,7 @@ internal sealed unsafe class ReplyReader
         int length = *(int*)entry;
         if ((uint)length > ReplySlotBytes - ReplyHeaderBytes)
         {
-            throw new InvalidDataException(
-                $"shm-ring {_publisher.Address}: reply ring of subscriber {SubscriberCursors.SubscriberIndex(record)} holds an entry of {length} bytes.");
+            ThrowBadEntry(record, length);
         }
 
         reply = new ReadOnlySpan<byte>(entry + ReplyHeaderBytes, length);
@@ -74,7 +70,21 @@ internal sealed unsafe class ReplyReader
         return true;
     }
 
+    /// <summary>A first echo awaited before the subscribers were counted (a publisher that never waited for them).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool StartTurn()
+    {
+        _publisher.ScanCursors();
+        Restart();
+        return _order.Length > 0;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void ThrowBadEntry(byte* record, int length) => throw new InvalidDataException(
+        $"shm-ring {_publisher.Address}: reply ring of subscriber {SubscriberCursors.SubscriberIndex(record)} holds an entry of {length} bytes.");
+
     /// <summary>Gives the echo last taken back to its subscriber's reply ring.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Release()
     {
         int slot = _held;

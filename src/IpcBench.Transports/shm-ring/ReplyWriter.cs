@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Runtime.Versioning;
 using static IpcBench.Transports.SharedMemory.RingLayout;
 
@@ -33,11 +34,12 @@ internal sealed unsafe class ReplyWriter
         _waitMode = waitMode;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Write(ReadOnlySpan<byte> message)
     {
         if (message.Length > ReplySlotBytes - ReplyHeaderBytes)
         {
-            throw new ArgumentException($"shm-ring replies carry up to {ReplySlotBytes - ReplyHeaderBytes} bytes, not {message.Length}.", nameof(message));
+            ThrowTooLong(message.Length);
         }
 
         long written = _written;
@@ -53,16 +55,27 @@ internal sealed unsafe class ReplyWriter
         Volatile.Write(ref *_writtenShared, written + 1);
         if (_waitMode == WaitMode.Block)
         {
-            // A full fence between our write and the read of the publisher's flag, as the publisher fences the other way.
-            Interlocked.MemoryBarrier();
-            if (Volatile.Read(ref *_waitingForReply) != 0)
-            {
-                Interlocked.Increment(ref *_publisherSignal);
-                LinuxNative.FutexWake(_publisherSignal, 1);
-            }
+            WakePublisher();
         }
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void WakePublisher()
+    {
+        // A full fence between our write and the read of the publisher's flag, as the publisher fences the other way.
+        Interlocked.MemoryBarrier();
+        if (Volatile.Read(ref *_waitingForReply) != 0)
+        {
+            Interlocked.Increment(ref *_publisherSignal);
+            LinuxNative.FutexWake(_publisherSignal, 1);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowTooLong(int length) =>
+        throw new ArgumentException($"shm-ring replies carry up to {ReplySlotBytes - ReplyHeaderBytes} bytes, not {length}.", "message");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private void WaitForSpace(long written)
     {
         // Only reachable if the publisher stops reading echoes; it reads one per message, so this is a safety net.
