@@ -65,6 +65,16 @@ public sealed class ScenarioQueryTests
         AssertInvalid(new ListScenariosRequest { PageToken = "Zm9vfGJhcg" }, "page_token: is not a next_page_token this daemon issued");
     }
 
+    /// <summary>Until suites run, every suite id is unknown; ignoring the filter would list unrelated scenarios.</summary>
+    [Fact]
+    public void SuiteId_NamesNoSuiteYet_IsNotFoundNamingTheField()
+    {
+        var e = Assert.Throws<RequestRefusedException>(() => ScenarioQuery.From(Transports, new ListScenariosRequest { SuiteId = "s-1" }));
+
+        Assert.Equal(RefusalKind.NotFound, e.Kind);
+        Assert.StartsWith("suite_id: no suite 's-1'", e.Message, StringComparison.Ordinal);
+    }
+
     private static RequestRefusedException AssertInvalid(ListScenariosRequest request, string detailStart)
     {
         var e = Assert.Throws<RequestRefusedException>(() => ScenarioQuery.From(Transports, request));

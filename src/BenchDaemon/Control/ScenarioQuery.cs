@@ -58,8 +58,16 @@ public sealed record ScenarioQuery(ScenarioFilter Filter, ScenarioKey? After, in
         return new ScenarioQuery(filter, DecodeToken(pageToken, filter), pageSize == 0 ? DefaultPageSize : pageSize);
     }
 
-    public static ScenarioQuery From(TransportRegistry transports, ListScenariosRequest r) =>
-        Parse(transports, r.PageSize, r.PageToken, r.Transport, r.State, r.CreatedAfter, r.CreatedBefore);
+    public static ScenarioQuery From(TransportRegistry transports, ListScenariosRequest r)
+    {
+        // No suite exists until the suite engine lands: ignoring the filter would list every scenario as the suite's.
+        if (!string.IsNullOrEmpty(r.SuiteId))
+        {
+            throw new RequestRefusedException(RefusalKind.NotFound, "suite_id", $"no suite '{r.SuiteId}' (suites are not run by this daemon yet)");
+        }
+
+        return Parse(transports, r.PageSize, r.PageToken, r.Transport, r.State, r.CreatedAfter, r.CreatedBefore);
+    }
 
     public static ScenarioQuery From(TransportRegistry transports, ExportScenariosRequest r) =>
         Parse(transports, r.PageSize, r.PageToken, r.Transport, r.State, r.CreatedAfter, r.CreatedBefore);
