@@ -48,6 +48,13 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
     private static readonly HashSet<StatusCode> Allowed =
         [StatusCode.OK, StatusCode.InvalidArgument, StatusCode.NotFound, StatusCode.FailedPrecondition, StatusCode.ResourceExhausted];
 
+    /// <summary>
+    /// Declared in control.proto ahead of the suite engine (issue 14), so the generated base answers UNIMPLEMENTED for
+    /// them and only them; the engine's step empties this set.
+    /// </summary>
+    private static readonly HashSet<string> DeclaredNotServedYet =
+        ["StartSuite", "GetSuite", "ListSuites", "StopSuite", "WatchSuite", "ExportSuite", "ListSuitePresets", "CompareSuites"];
+
     /// <summary>Transports cheap enough to run often: in-process channels, and UDS for the agent-process path.</summary>
     private static readonly string[] CheapTransports = ["channels", "uds"];
 
@@ -211,7 +218,7 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
             else if (outcome.Status is { } status)
             {
                 Statuses.AddOrUpdate(status, 1, (_, n) => n + 1);
-                if (!Allowed.Contains(status))
+                if (!Allowed.Contains(status) && !(status == StatusCode.Unimplemented && DeclaredNotServedYet.Contains(method.Name)))
                 {
                     Failures.Enqueue($"{method.Name} ({what}, {body.Length} bytes: {Preview(body)}): {status}: {outcome.Message}");
                 }

@@ -15,14 +15,15 @@ public sealed partial class FolderDependencyTests
     {
         ["Program"] = ["Cli"],
         ["Cli"] = ["Run", "Hosting", "Observability"],
-        ["Run"] = ["Hosting", "Observability", "Control", "Scenarios", "Agents", "Persistence", "Core"],
-        ["Hosting"] = ["Observability", "Control", "Scenarios", "Agents", "Persistence", "Core"],
-        ["Observability"] = ["Control", "Scenarios", "Persistence", "Core"],
-        ["Control"] = ["Scenarios", "Agents", "Persistence", "Core"],
-        ["Scenarios"] = ["Agents", "Subscribers", "Persistence", "Core"],
+        ["Run"] = ["Hosting", "Observability", "Control", "Scenarios", "Agents", "Persistence", "Reports", "Core"],
+        ["Hosting"] = ["Observability", "Control", "Scenarios", "Agents", "Persistence", "Reports", "Core"],
+        ["Observability"] = ["Control", "Scenarios", "Persistence", "Reports", "Core"],
+        ["Control"] = ["Scenarios", "Agents", "Persistence", "Reports", "Core"],
+        ["Scenarios"] = ["Agents", "Subscribers", "Persistence", "Reports", "Core"],
         ["Agents"] = ["Subscribers", "Core"],
         ["Subscribers"] = ["Core"],
         ["Persistence"] = ["Core"],
+        ["Reports"] = ["Core"],
         ["Core"] = [],
     };
 

@@ -1,0 +1,175 @@
+// Draws the report's charts from the JSON beside it (id report-data), with the Chart.js and error-bar plugin inlined
+// above this script. Everything a user typed reaches the page through textContent only, never as markup.
+(function () {
+  'use strict';
+  const doc = JSON.parse(document.getElementById('report-data').textContent);
+  const EB = window.ChartErrorBars;
+  Chart.register(EB.LineWithErrorBarsController, EB.BarWithErrorBarsController, EB.PointWithErrorBar, EB.BarWithErrorBar);
+  // Drawn at once: no animation frame to wait for, and a screenshot shows the final picture.
+  Chart.defaults.animation = false;
+  Chart.defaults.maintainAspectRatio = false;
+
+  const palette = {
+    'channels': '#4e79a7', 'named-pipes': '#f28e2b', 'uds': '#59a14f', 'tcp': '#e15759', 'shm-ring': '#b07aa1',
+    'iceoryx2': '#76b7b2', 'grpc-uds': '#edc948', 'zeromq': '#9c755f',
+  };
+  const extra = ['#bab0ac', '#ff9da7', '#1f77b4', '#2ca02c', '#d62728', '#9467bd'];
+  const colour = (name, i) => palette[name] || extra[i % extra.length];
+  const main = document.getElementById('charts');
+  const drawn = [];
+
+  function section(title, note, small) {
+    const s = document.createElement('section');
+    const h = document.createElement('h2');
+    h.textContent = title;
+    s.appendChild(h);
+    if (note) {
+      const p = document.createElement('p');
+      p.className = 'note';
+      p.textContent = note;
+      s.appendChild(p);
+    }
+    const grid = document.createElement('div');
+    grid.className = small ? 'grid small' : 'grid';
+    s.appendChild(grid);
+    main.appendChild(s);
+    return grid;
+  }
+
+  function chart(grid, kind, title, config) {
+    const figure = document.createElement('figure');
+    const caption = document.createElement('figcaption');
+    caption.textContent = title;
+    const plot = document.createElement('div');
+    plot.className = 'plot';
+    const canvas = document.createElement('canvas');
+    canvas.dataset.kind = kind;
+    canvas.setAttribute('aria-label', title);
+    plot.appendChild(canvas);
+    figure.append(caption, plot);
+    grid.appendChild(figure);
+    drawn.push(new Chart(canvas, config));
+  }
+
+  const log = (title) => ({ type: 'logarithmic', title: { display: true, text: title } });
+  const linear = (title) => ({ type: 'linear', title: { display: true, text: title } });
+  const groupBy = (items, key) => {
+    const map = new Map();
+    for (const item of items) {
+      const k = key(item);
+      if (!map.has(k)) map.set(k, []);
+      map.get(k).push(item);
+    }
+    return map;
+  };
+
+  const cells = doc.cells.filter((c) => c.summary.figures.repetitions > 0);
+  const shapes = groupBy(cells, (c) => c.shape);
+  const transportsOf = (list) => [...new Set(list.map((c) => c.key.transport))];
+  const perTransport = (list, point) => transportsOf(list).map((t, i) => {
+    const own = list.filter((c) => c.key.transport === t).sort((a, b) => a.key.payload_bytes - b.key.payload_bytes);
+    return { label: t, data: own.map(point), borderColor: colour(t, i), backgroundColor: colour(t, i) };
+  });
+  const spread = (s) => ({ y: s.median, yMin: s.min, yMax: s.max });
+
+  // msg/s and MB/s against payload, per transport, log-log, with the repetitions' min-max as error bars.
+  const rates = section('Throughput and bandwidth against payload',
+    'Median over the repetitions; error bars span min to max. Log-log: a transport that collapses with payload size bends down.');
+  for (const [shape, list] of shapes) {
+    const xs = { x: log('payload bytes') };
+    chart(rates, 'throughput', `msg/s — ${shape}`, { type: 'lineWithErrorBars',
+      data: { datasets: perTransport(list, (c) => ({ x: c.key.payload_bytes, ...spread(c.summary.figures.messages_per_second) })) },
+      options: { scales: { ...xs, y: log(list[0].key.mode === 'round_trip' ? 'round trips/s' : 'msg/s') } } });
+    chart(rates, 'bandwidth', `MB/s — ${shape}`, { type: 'lineWithErrorBars',
+      data: { datasets: perTransport(list, (c) => {
+        const b = c.summary.figures.bytes_per_second;
+        return { x: c.key.payload_bytes, y: b.median / 1e6, yMin: b.min / 1e6, yMax: b.max / 1e6 };
+      }) },
+      options: { scales: { ...xs, y: log('MB/s (payload)') } } });
+  }
+
+  // HDR-style latency: the percentile axis is -log10(1 - p), so 90 %, 99 %, 99.9 %, 99.99 % are equally spaced.
+  const nines = (p) => -Math.log10(1 - p / 100);
+  const latency = section('Latency percentile distribution',
+    'Medians over the repetitions of each percentile; one-way latency, or the round trip in round-trip cells.');
+  for (const [shape, list] of shapes) {
+    for (const [payload, own] of groupBy(list, (c) => c.key.payload_bytes)) {
+      const f = (c) => c.summary.figures;
+      const withSamples = own.filter((c) => f(c).latency_p50.median > 0);
+      if (withSamples.length === 0) continue;
+      chart(latency, 'latency', `Latency — ${shape}, ${payload} B`, { type: 'line',
+        data: { datasets: withSamples.map((c, i) => ({ label: c.key.transport, borderColor: colour(c.key.transport, i),
+          backgroundColor: colour(c.key.transport, i),
+          data: [[50, f(c).latency_p50], [90, f(c).latency_p90], [99, f(c).latency_p99], [99.9, f(c).latency_p999], [99.99, f(c).latency_p9999]]
+            .map(([p, s]) => ({ x: nines(p), y: s.median / 1e3 })) })) },
+        options: { scales: {
+          x: { type: 'linear', min: 0, max: 4, title: { display: true, text: 'percentile' },
+            ticks: { stepSize: 1, callback: (v) => `${Number((100 - 100 / 10 ** v).toFixed(2))} %` } },
+          y: log('µs') } } });
+    }
+  }
+
+  // CPU per delivered message by process role: what a message costs the publishers' process and the subscribers' agents.
+  const cpu = section('CPU per delivered message by process role',
+    'CPU time (ns) per delivered message at the medians: daemon = publishers (and in-process subscribers), agents = subscriber processes.');
+  for (const [shape, list] of shapes) {
+    const s = (c) => c.summary;
+    const value = (v) => (v > 0 ? v : null);
+    chart(cpu, 'cpu', `CPU ns per message — ${shape}`, { type: 'bar',
+      data: { labels: list.map((c) => `${c.key.transport} ${c.key.payload_bytes} B`), datasets: [
+        { label: 'daemon (publishers)', data: list.map((c) => value(s(c).daemon_cpu_nanoseconds_per_message)), backgroundColor: '#4e79a7' },
+        { label: 'agents (subscribers)', data: list.map((c) => value(s(c).agents_cpu_nanoseconds_per_message)), backgroundColor: '#f28e2b' },
+      ] },
+      options: { scales: { y: log('CPU ns / message') } } });
+  }
+
+  // Spread across repetitions: each cell's range as a share of its median, the 10 % threshold marked in red.
+  const spreads = section('Spread across repetitions',
+    'msg/s of each cell as % of its median: the bar is the median, error bars the min and max run. Red: spread above 10 %.');
+  for (const [shape, list] of shapes) {
+    chart(spreads, 'spread', `Run-to-run spread — ${shape}`, { type: 'barWithErrorBars',
+      data: { labels: list.map((c) => `${c.key.transport} ${c.key.payload_bytes} B`), datasets: [{
+        label: 'msg/s, % of median',
+        data: list.map((c) => {
+          const m = c.summary.figures.messages_per_second;
+          return m.median > 0 ? { y: 100, yMin: (m.min / m.median) * 100, yMax: (m.max / m.median) * 100 } : { y: 0, yMin: 0, yMax: 0 };
+        }),
+        backgroundColor: list.map((c) => (c.summary.spread_exceeded ? '#e15759' : '#9fc5e8')),
+      }] },
+      options: { scales: { y: { ...linear('% of median'), suggestedMin: 80, suggestedMax: 120 } } } });
+  }
+
+  // Published vs measured (presets): per unit, the REFERENCE figure beside ours.
+  if (doc.published.length > 0) {
+    const pub = section('Published vs measured', 'REFERENCE.md figures beside ours (median); the table below gives the ratio and the method differences.');
+    for (const [unit, rows] of groupBy(doc.published.filter((r) => r.measured !== null), (r) => r.unit)) {
+      chart(pub, 'published', `Published vs measured — ${unit}`, { type: 'bar',
+        data: { labels: rows.map((r) => r.label), datasets: [
+          { label: 'published', data: rows.map((r) => r.published), backgroundColor: '#bab0ac' },
+          { label: 'measured here', data: rows.map((r) => r.measured), backgroundColor: '#4e79a7' },
+        ] },
+        options: { scales: { y: log(unit) } } });
+    }
+  }
+
+  // msg/s and CPU over time for each scenario: is the run stable, or did it drift, stall or warm up late?
+  const timeline = section('msg/s and CPU over time', 'One line per repetition (scenario), from the start of its warmup; CPU is daemon + agents, % of one core.', true);
+  for (const c of cells) {
+    const datasets = [];
+    c.repetitions.filter((r) => r.series.length > 0).forEach((r, i) => {
+      const hue = extra[i % extra.length];
+      datasets.push({ label: `msg/s, round ${r.round}`, yAxisID: 'y', borderColor: colour(c.key.transport, i), backgroundColor: colour(c.key.transport, i),
+        data: r.series.map((p) => ({ x: p.elapsed_seconds, y: p.messages_per_second })) });
+      datasets.push({ label: `CPU %, round ${r.round}`, yAxisID: 'cpu', borderDash: [4, 3], borderColor: hue, backgroundColor: hue,
+        data: r.series.map((p) => ({ x: p.elapsed_seconds, y: p.daemon_cpu_percent + p.agents_cpu_percent })) });
+    });
+    if (datasets.length === 0) continue;
+    chart(timeline, 'timeline', c.label, { type: 'line', data: { datasets },
+      options: { scales: { x: linear('s'), y: { ...linear('msg/s'), beginAtZero: true },
+        cpu: { ...linear('CPU %'), position: 'right', beginAtZero: true, grid: { drawOnChartArea: false } } },
+        plugins: { legend: { labels: { boxWidth: 10, font: { size: 10 } } } } } });
+  }
+
+  // For tests and readers of the DOM: how many charts were drawn.
+  document.body.dataset.charts = String(drawn.length);
+})();

@@ -1,0 +1,70 @@
+using System.Globalization;
+using System.Text;
+
+namespace IpcBench.Daemon.Reports;
+
+/// <summary>
+/// REPORT_FORMAT_CSV: one row per cell and repetition, then one aggregated row per cell (repetition "median", with
+/// min and max beside), so a spreadsheet can plot either without parsing the JSON.
+/// </summary>
+public static class CsvReport
+{
+    private static readonly string[] Header =
+    [
+        "suite_id", "cell", "transport", "payload_bytes", "publishers", "subscribers", "topology", "payload_access", "mode", "wait_strategy",
+        "repetition", "scenario_id", "error", "messages_per_second", "messages_per_second_min", "messages_per_second_max", "bytes_per_second",
+        "daemon_cpu_percent", "agents_cpu_percent", "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_p9999_ns",
+        "latency_max_ns", "spread_percent", "spread_exceeded",
+    ];
+
+    public static string Render(SuiteReport report)
+    {
+        var text = new StringBuilder();
+        Row(text, Header);
+        for (int i = 0; i < report.Cells.Count; i++)
+        {
+            var cell = report.Cells[i];
+            var k = cell.Key;
+            string[] key = [report.SuiteId, Num(i), k.Transport, Num(k.PayloadBytes), Num(k.Publishers), Num(k.Subscribers), Snake(k.Topology),
+                Snake(k.Access), Snake(k.Mode), Snake(k.Wait)];
+            foreach (var r in cell.Repetitions)
+            {
+                var l = r.Latency;
+                Row(text, [.. key, Num(r.Round), r.ScenarioId, r.Error ?? string.Empty, Num(r.MessagesPerSecond), string.Empty, string.Empty,
+                    Num(r.BytesPerSecond), Num(r.DaemonCpuPercent), Num(r.AgentsCpuPercent), Num(l.P50), Num(l.P90), Num(l.P99), Num(l.P999),
+                    Num(l.P9999), Num(l.Max), string.Empty, string.Empty]);
+            }
+
+            var s = cell.Summary;
+            Row(text, [.. key, "median", string.Empty, s.Failed > 0 ? $"{s.Failed} failed" : string.Empty, Num(s.MessagesPerSecond.Median),
+                Num(s.MessagesPerSecond.Min), Num(s.MessagesPerSecond.Max), Num(s.BytesPerSecond.Median), Num(s.DaemonCpuPercent.Median),
+                Num(s.AgentsCpuPercent.Median), Num(s.LatencyP50.Median), Num(s.LatencyP90.Median), Num(s.LatencyP99.Median),
+                Num(s.LatencyP999.Median), Num(s.LatencyP9999.Median), Num(s.LatencyMax.Median), Num(s.SpreadPercent),
+                s.SpreadExceeded ? "true" : "false"]);
+        }
+
+        return text.ToString();
+    }
+
+    private static string Num(double value) => value.ToString("R", CultureInfo.InvariantCulture);
+
+    private static string Snake<T>(T value) where T : struct, Enum =>
+        System.Text.Json.JsonNamingPolicy.SnakeCaseLower.ConvertName(value.ToString());
+
+    private static void Row(StringBuilder text, IEnumerable<string> fields)
+    {
+        text.AppendJoin(',', fields.Select(Quote));
+        text.Append('\n');
+    }
+
+    /// <summary>RFC 4180 quoting; a leading =, +, - or @ is prefixed with ' so a spreadsheet never evaluates a suite's text.</summary>
+    private static string Quote(string field)
+    {
+        if (field.Length > 0 && "=+@".Contains(field[0]) || field.StartsWith('-') && !double.TryParse(field, CultureInfo.InvariantCulture, out _))
+        {
+            field = "'" + field;
+        }
+
+        return field.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? "\"" + field.Replace("\"", "\"\"") + "\"" : field;
+    }
+}

@@ -1,0 +1,112 @@
+using System.Reflection;
+using System.Text;
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using static IpcBench.Daemon.Reports.ReportFormatting;
+
+namespace IpcBench.Daemon.Reports;
+
+/// <summary>
+/// REPORT_FORMAT_HTML and `run --out`'s report.html: one file that opens from disk on a lab machine with no network.
+/// Chart.js and its error-bar plugin (vendored from npm with their licences, Reports/Assets) are inlined, with the
+/// report as JSON beside them; Assets/report.js draws the charts. The tables are written here, every string encoded.
+/// </summary>
+public static class HtmlReport
+{
+    private static readonly Lazy<string> Scripts = new(() => string.Join("\n",
+        Asset("chart.umd.min.js"), Asset("chartjs-chart-error-bars.umd.min.js"), Asset("report.js")));
+
+    public static string Render(SuiteReport report)
+    {
+        var doc = ReportDocument.Build(report);
+        var html = new StringBuilder();
+        string title = report.Name.Length > 0 ? report.Name : report.SuiteId;
+        html.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+        // No network at all: the file must look the same on an air-gapped lab machine as here.
+        html.Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n");
+        html.Append($"<title>IpcBench — {E(title)}</title>\n<style>\n{Asset("report.css")}\n</style>\n</head>\n<body>\n");
+        html.Append($"<header>\n<h1>{E(title)}</h1>\n<p class=\"meta\">Suite <code>{E(report.SuiteId)}</code>, {E(report.State)}, " +
+            $"{report.Repetitions} repetition(s) in interleaved rounds, created {E(report.CreatedAt.ToString("u"))}");
+        if (report.PresetId is not null)
+        {
+            html.Append($", preset <code>{E(report.PresetId)}</code>: {E(report.PresetTitle ?? string.Empty)}</p>\n<p class=\"meta\">{E(report.PresetReproduces ?? string.Empty)}");
+        }
+
+        html.Append("</p>\n");
+        AppendEnvironment(html, report.Environment);
+        html.Append("</header>\n<main id=\"charts\"></main>\n");
+        if (doc.Published.Count > 0)
+        {
+            AppendPublished(html, doc.Published);
+        }
+
+        AppendCells(html, doc.Cells);
+        // JsonSerializer's default encoder escapes <, > and & as \u003C etc., so no string can close this element.
+        html.Append("<script type=\"application/json\" id=\"report-data\">")
+            .Append(JsonSerializer.Serialize(doc, ReportDocument.JsonOptions))
+            .Append("</script>\n<script>\n").Append(Scripts.Value).Append("\n</script>\n</body>\n</html>\n");
+        return html.ToString();
+    }
+
+    private static void AppendEnvironment(StringBuilder html, ReportEnvironment env)
+    {
+        html.Append("<table class=\"environment\"><tbody>\n");
+        Row("Machine", $"{env.CpuModel}, {env.LogicalCores} logical cores");
+        Row("Host", env.Hostname);
+        Row("OS, kernel", $"{env.Os}, {env.Kernel}");
+        Row(".NET, IpcBench", $"{env.DotnetVersion}, {env.BuildVersion}");
+        if (env.CoreToCoreNanoseconds is { } ns)
+        {
+            Row("Core-to-core round trip", $"{ns:0} ns");
+        }
+
+        html.Append("</tbody></table>\n");
+
+        void Row(string name, string value) => html.Append($"<tr><th>{E(name)}</th><td>{E(value)}</td></tr>\n");
+    }
+
+    private static void AppendPublished(StringBuilder html, IReadOnlyList<PublishedRow> rows)
+    {
+        html.Append("<section id=\"published-table\"><h2>Published vs measured</h2>\n<table><thead><tr><th>Reference</th><th>Published figure</th>" +
+            "<th>Published</th><th>Our cell</th><th>Ours</th><th>Ratio</th><th>Spread</th><th>Method differences</th></tr></thead><tbody>\n");
+        foreach (var r in rows)
+        {
+            string measured = r.Measured is { } m ? (r.Metric == FigureMetric.MessagesPerSecond ? Count(m) : Number(Math.Round(m, 3))) + " " + r.Unit : "not run";
+            html.Append($"<tr><td>{E(r.Reference)}</td><td>{E(r.Label)}</td><td>{E(r.PublishedText)}</td><td>{E(r.CellLabel)}</td><td>{E(measured)}</td>" +
+                $"<td>{(r.Ratio is { } ratio ? Ratio(ratio) : "–")}</td><td{(r.SpreadPercent > RepetitionStats.SpreadThresholdPercent ? " class=\"spread\"" : string.Empty)}>" +
+                $"{(r.Measured is null ? "–" : $"{r.SpreadPercent:0.#} %")}</td><td class=\"method\">{E(r.MethodDifferences)}</td></tr>\n");
+        }
+
+        html.Append("</tbody></table></section>\n");
+    }
+
+    private static void AppendCells(StringBuilder html, IReadOnlyList<CellDocument> cells)
+    {
+        html.Append("<section id=\"cells-table\"><h2>Every cell (median, min–max over the repetitions)</h2>\n<table><thead><tr><th>Cell</th><th>Runs</th>" +
+            "<th>msg/s</th><th>min–max</th><th>MB/s</th><th>CPU daemon</th><th>CPU agents</th><th>p50 µs</th><th>p99 µs</th><th>p99.99 µs</th>" +
+            "<th>Spread</th></tr></thead><tbody>\n");
+        foreach (var cell in cells)
+        {
+            var s = cell.Summary.Figures;
+            html.Append($"<tr><td>{E(cell.Label)}</td><td>{s.Repetitions}{(s.Failed > 0 ? $" ({s.Failed} failed)" : string.Empty)}</td>" +
+                $"<td>{Count(s.MessagesPerSecond.Median)}</td><td>{Count(s.MessagesPerSecond.Min)}–{Count(s.MessagesPerSecond.Max)}</td>" +
+                $"<td>{Megabytes(s.BytesPerSecond.Median)}</td><td>{Percent(s.DaemonCpuPercent.Median)}</td><td>{Percent(s.AgentsCpuPercent.Median)}</td>" +
+                $"<td>{Micros(s.LatencyP50.Median)}</td><td>{Micros(s.LatencyP99.Median)}</td><td>{Micros(s.LatencyP9999.Median)}</td>" +
+                $"<td{(s.SpreadExceeded ? " class=\"spread\"" : string.Empty)}>{s.SpreadPercent:0.#} %</td></tr>\n");
+        }
+
+        html.Append("</tbody></table></section>\n");
+    }
+
+    private static string E(string value) => HtmlEncoder.Default.Encode(value);
+
+    /// <summary>An embedded asset; a source-map comment is dropped, as the map is not shipped and the file must not reach out.</summary>
+    private static string Asset(string name)
+    {
+        using var stream = typeof(HtmlReport).Assembly.GetManifestResourceStream("IpcBench.Reports." + name)
+            ?? throw new InvalidOperationException($"report asset {name} is not embedded in {typeof(HtmlReport).Assembly.GetName().Name}");
+        using var reader = new StreamReader(stream, Encoding.UTF8);
+        var lines = reader.ReadToEnd().Split('\n').Where(l => !l.StartsWith("//# sourceMappingURL=", StringComparison.Ordinal));
+        return string.Join('\n', lines);
+    }
+}

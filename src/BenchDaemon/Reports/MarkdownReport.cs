@@ -1,0 +1,134 @@
+using System.Globalization;
+using System.Text;
+using static IpcBench.Daemon.Reports.ReportFormatting;
+
+namespace IpcBench.Daemon.Reports;
+
+/// <summary>
+/// REPORT_FORMAT_MARKDOWN: the environment, a REFERENCE-style msg/s grid per cell shape (median, min–max), every cell's
+/// figures, and for presets the published-vs-measured table.
+/// </summary>
+public static class MarkdownReport
+{
+    public const string SpreadMark = "⚠";
+
+    public static string Render(SuiteReport report)
+    {
+        var text = new StringBuilder();
+        text.AppendLine($"# {Escape(report.Name.Length > 0 ? report.Name : report.SuiteId)}");
+        text.AppendLine();
+        text.AppendLine($"Suite `{Escape(report.SuiteId)}`, {report.State}, {report.Repetitions} repetition(s) in interleaved rounds" +
+            (report.PresetId is null ? "." : $", preset `{Escape(report.PresetId)}`: {Escape(report.PresetReproduces ?? string.Empty)}"));
+        text.AppendLine();
+        AppendEnvironment(text, report.Environment);
+
+        foreach (var shape in report.Cells.GroupBy(c => c.Key.Shape))
+        {
+            AppendGrid(text, shape.Key, shape.ToList());
+        }
+
+        AppendCells(text, report.Cells);
+        var published = PublishedRow.All(report);
+        if (published.Count > 0)
+        {
+            AppendPublished(text, published);
+        }
+
+        return text.ToString();
+    }
+
+    /// <summary>Published vs measured alone: what `run --preset` prints at the end.</summary>
+    public static string PublishedTable(SuiteReport report)
+    {
+        var text = new StringBuilder();
+        AppendPublished(text, PublishedRow.All(report));
+        return text.ToString();
+    }
+
+    private static void AppendEnvironment(StringBuilder text, ReportEnvironment env)
+    {
+        text.AppendLine($"Machine: {Escape(env.CpuModel)}, {env.LogicalCores} logical cores, kernel {Escape(env.Kernel)}, {Escape(env.Os)}, " +
+            $".NET {Escape(env.DotnetVersion)}, IpcBench {Escape(env.BuildVersion)}, host {Escape(env.Hostname)}" +
+            (env.CoreToCoreNanoseconds is { } ns ? $", core-to-core round trip {ns:0} ns." : "."));
+        text.AppendLine();
+    }
+
+    private static void AppendGrid(StringBuilder text, string shape, IReadOnlyList<ReportCell> cells)
+    {
+        var transports = cells.Select(c => c.Key.Transport).Distinct().ToList();
+        var payloads = cells.Select(c => c.Key.PayloadBytes).Distinct().Order().ToList();
+        bool roundTrip = cells[0].Key.Mode == CellMode.RoundTrip;
+        text.AppendLine($"## {(roundTrip ? "Round trips/s" : "Throughput, msg/s")} — {Escape(shape)} (median, min–max)");
+        text.AppendLine();
+        text.AppendLine("| Payload | " + string.Join(" | ", transports.Select(Escape)) + " |");
+        text.AppendLine("|---|" + string.Concat(transports.Select(_ => "---|")));
+        foreach (var payload in payloads)
+        {
+            var row = transports.Select(t => cells.FirstOrDefault(c => c.Key.Transport == t && c.Key.PayloadBytes == payload) is { } cell
+                ? Figure(cell.Summary)
+                : "–");
+            text.AppendLine($"| {Bytes(payload)} | " + string.Join(" | ", row) + " |");
+        }
+
+        text.AppendLine();
+    }
+
+    private static string Figure(CellSummary s)
+    {
+        if (s.Repetitions == 0)
+        {
+            return s.Failed > 0 ? "failed" : "not run";
+        }
+
+        var m = s.MessagesPerSecond;
+        return s.Repetitions == 1
+            ? Count(m.Median)
+            : $"{Count(m.Median)} ({Count(m.Min)}–{Count(m.Max)}){(s.SpreadExceeded ? " " + SpreadMark : string.Empty)}";
+    }
+
+    private static void AppendCells(StringBuilder text, IReadOnlyList<ReportCell> cells)
+    {
+        text.AppendLine("## Every cell (medians over the repetitions)");
+        text.AppendLine();
+        text.AppendLine("| Cell | Runs | msg/s | MB/s | CPU daemon | CPU agents | CPU ns/msg daemon | CPU ns/msg agents | p50 µs | p99 µs | p99.9 µs | p99.99 µs | Spread |");
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        foreach (var cell in cells)
+        {
+            var s = cell.Summary;
+            string runs = s.Failed == 0 ? $"{s.Repetitions}" : $"{s.Repetitions} ({s.Failed} failed)";
+            string spread = s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %{(s.SpreadExceeded ? " " + SpreadMark : string.Empty)}" : "–";
+            text.AppendLine(CultureInfo.InvariantCulture,
+                $"| {Escape(cell.Key.Label)} | {runs} | {Figure(s)} | {Megabytes(s.BytesPerSecond.Median)} | {Percent(s.DaemonCpuPercent.Median)} | " +
+                $"{Percent(s.AgentsCpuPercent.Median)} | {s.CpuNanosecondsPerMessage(s.DaemonCpuPercent.Median):0} | " +
+                $"{s.CpuNanosecondsPerMessage(s.AgentsCpuPercent.Median):0} | {Micros(s.LatencyP50.Median)} | {Micros(s.LatencyP99.Median)} | " +
+                $"{Micros(s.LatencyP999.Median)} | {Micros(s.LatencyP9999.Median)} | {spread} |");
+        }
+
+        text.AppendLine();
+        text.AppendLine($"{SpreadMark}: msg/s spread (max − min) / median above {RepetitionStats.SpreadThresholdPercent:0} % across repetitions. " +
+            "CPU % is of one core over the measured window; latency is one-way, or the round trip in round-trip cells.");
+        text.AppendLine();
+    }
+
+    private static void AppendPublished(StringBuilder text, IReadOnlyList<PublishedRow> rows)
+    {
+        text.AppendLine("## Published vs measured");
+        text.AppendLine();
+        text.AppendLine("| Reference | Published figure | Published | Ours (cell) | Ours | Ratio ours/published | Spread | Method differences |");
+        text.AppendLine("|---|---|---|---|---|---|---|---|");
+        foreach (var r in rows)
+        {
+            string measured = r.Measured is { } m ? (r.Metric == FigureMetric.MessagesPerSecond ? Count(m) : Number(Math.Round(m, 3))) + " " + r.Unit : "not run";
+            string spread = r.Measured is null ? "–" : $"{r.SpreadPercent:0.#} %{(r.SpreadPercent > RepetitionStats.SpreadThresholdPercent ? " " + SpreadMark : string.Empty)}";
+            text.AppendLine($"| {Escape(r.Reference)} | {Escape(r.Label)} | {Escape(r.PublishedText)} | {Escape(r.CellLabel)} | {measured} | " +
+                $"{(r.Ratio is { } ratio ? Ratio(ratio) : "–")} | {spread} | {Escape(r.MethodDifferences)} |");
+        }
+
+        text.AppendLine();
+    }
+
+    /// <summary>Text from users (suite names) must not break the table or inject markup into a rendered page.</summary>
+    public static string Escape(string value) => value
+        .Replace("\\", "\\\\").Replace("|", "\\|").Replace("<", "&lt;").Replace(">", "&gt;")
+        .Replace("\r", " ").Replace("\n", " ");
+}

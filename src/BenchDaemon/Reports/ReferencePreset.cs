@@ -1,0 +1,14 @@
+namespace IpcBench.Daemon.Reports;
+
+/// <summary>A suite that reproduces one section of REFERENCE.md: its cells, and the published figures each reproduces.</summary>
+public sealed record ReferencePreset(
+    string Id,
+    string Title,
+    string Reproduces,
+    TimeSpan Duration,
+    TimeSpan Warmup,
+    IReadOnlyList<PresetCell> Cells,
+    IReadOnlyList<string> NotReproduced);
+
+/// <summary>A cell of a preset; <see cref="Published"/> is empty for cells run beside the published ones (FULL beside HEADER_ONLY).</summary>
+public sealed record PresetCell(CellKey Key, IReadOnlyList<PublishedFigure> Published);

@@ -1,0 +1,67 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+
+namespace IpcBench.Daemon.Reports;
+
+/// <summary>
+/// The report as one document: what EXPORT as JSON returns and what the HTML file carries for its charts. Built from
+/// the model with every aggregate computed once, so the JSON reader, the tables and the charts see the same figures.
+/// </summary>
+public sealed record ReportDocument(SuiteInfo Suite, ReportEnvironment Environment, IReadOnlyList<CellDocument> Cells, IReadOnlyList<PublishedRow> Published)
+{
+    public static readonly JsonSerializerOptions JsonOptions = new()
+    {
+        PropertyNamingPolicy = JsonNamingPolicy.SnakeCaseLower,
+        Converters = { new JsonStringEnumConverter(JsonNamingPolicy.SnakeCaseLower) },
+        NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals,
+    };
+
+    public static ReportDocument Build(SuiteReport report)
+    {
+        var cells = report.Cells.Select(c => new CellDocument(c.Key.Label, c.Key.Shape, c.Key, c.Duration.TotalSeconds, c.Warmup.TotalSeconds,
+            SummaryDocument.Of(c.Summary), c.Repetitions)).ToList();
+        var suite = new SuiteInfo(report.SuiteId, report.Name, report.State, report.CreatedAt, report.EndedAt, report.Repetitions,
+            report.PresetId, report.PresetTitle, report.PresetReproduces);
+        return new ReportDocument(suite, report.Environment, cells, PublishedRow.All(report));
+    }
+
+    public string ToJson(bool indented = true) => JsonSerializer.Serialize(this, new JsonSerializerOptions(JsonOptions) { WriteIndented = indented });
+}
+
+public sealed record SuiteInfo(string Id, string Name, string State, DateTimeOffset CreatedAt, DateTimeOffset? EndedAt, int Repetitions,
+    string? PresetId, string? PresetTitle, string? PresetReproduces);
+
+public sealed record CellDocument(string Label, string Shape, CellKey Key, double DurationSeconds, double WarmupSeconds, SummaryDocument Summary,
+    IReadOnlyList<RepetitionResult> Repetitions);
+
+/// <summary>A cell's summary with what the model computes on demand written out.</summary>
+public sealed record SummaryDocument(CellSummary Figures, double SpreadPercent, bool SpreadExceeded, double DaemonCpuNanosecondsPerMessage,
+    double AgentsCpuNanosecondsPerMessage)
+{
+    public static SummaryDocument Of(CellSummary s) => new(s, s.SpreadPercent, s.SpreadExceeded,
+        s.CpuNanosecondsPerMessage(s.DaemonCpuPercent.Median), s.CpuNanosecondsPerMessage(s.AgentsCpuPercent.Median));
+}
+
+/// <summary>A row of the published-vs-measured table: the REFERENCE figure, ours, their ratio, and why they differ.</summary>
+public sealed record PublishedRow(int Cell, string CellLabel, string Reference, string Label, FigureMetric Metric, string Unit, string PublishedText,
+    double Published, double? Measured, double? Ratio, bool HigherIsBetter, double SpreadPercent, string MethodDifferences)
+{
+    public static IReadOnlyList<PublishedRow> All(SuiteReport report)
+    {
+        var rows = new List<PublishedRow>();
+        for (int i = 0; i < report.Cells.Count; i++)
+        {
+            var cell = report.Cells[i];
+            var summary = cell.Summary;
+            foreach (var figure in cell.Published)
+            {
+                double? measured = figure.Measured(summary);
+                rows.Add(new PublishedRow(i, cell.Key.Label, figure.Reference, figure.Label, figure.Metric, figure.Unit, figure.PublishedText,
+                    figure.Value, measured, measured is { } m && figure.Value != 0 ? m / figure.Value : null, figure.HigherIsBetter,
+                    summary.SpreadPercent, figure.MethodDifferences));
+            }
+        }
+
+        return rows;
+    }
+}

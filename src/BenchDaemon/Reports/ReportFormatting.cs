@@ -1,0 +1,31 @@
+using System.Globalization;
+
+namespace IpcBench.Daemon.Reports;
+
+/// <summary>Numbers as every renderer prints them: invariant culture, SI-style K/M, bytes in binary units.</summary>
+public static class ReportFormatting
+{
+    public static string Bytes(int bytes) => bytes switch
+    {
+        >= 1024 * 1024 when bytes % (1024 * 1024) == 0 => $"{bytes / (1024 * 1024)} MB",
+        >= 1024 when bytes % 1024 == 0 => $"{bytes / 1024} KB",
+        _ => $"{bytes} B",
+    };
+
+    public static string Count(double value) => value switch
+    {
+        >= 1e6 => (value / 1e6).ToString("0.00", CultureInfo.InvariantCulture) + " M",
+        >= 1e3 => (value / 1e3).ToString("0.0", CultureInfo.InvariantCulture) + " K",
+        _ => value.ToString("0", CultureInfo.InvariantCulture),
+    };
+
+    public static string Megabytes(double bytesPerSecond) => (bytesPerSecond / 1e6).ToString("0.#", CultureInfo.InvariantCulture);
+
+    public static string Percent(double value) => value.ToString("0", CultureInfo.InvariantCulture) + " %";
+
+    public static string Micros(double nanoseconds) => (nanoseconds / 1e3).ToString(nanoseconds < 10_000 ? "0.00" : "0.#", CultureInfo.InvariantCulture);
+
+    public static string Ratio(double value) => value.ToString(value < 0.1 ? "0.000" : "0.00", CultureInfo.InvariantCulture);
+
+    public static string Number(double value) => value.ToString("0.###", CultureInfo.InvariantCulture);
+}

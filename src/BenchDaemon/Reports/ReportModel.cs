@@ -1,0 +1,115 @@
+namespace IpcBench.Daemon.Reports;
+
+/// <summary>How publishers reach subscribers in a cell (the engine's own names; the proto's live at the edge).</summary>
+public enum CellTopology
+{
+    AllToAll,
+    Paired,
+}
+
+public enum CellAccess
+{
+    Full,
+    HeaderOnly,
+}
+
+public enum CellMode
+{
+    Stream,
+    RoundTrip,
+}
+
+/// <summary>Default: the transport's own default wait strategy.</summary>
+public enum CellWait
+{
+    Default,
+    Spin,
+    Yield,
+    Block,
+}
+
+/// <summary>One cell of a suite's matrix: everything that makes two scenarios comparable, nothing about how long they ran.</summary>
+public sealed record CellKey(
+    string Transport,
+    int PayloadBytes,
+    int Publishers = 1,
+    int Subscribers = 1,
+    CellTopology Topology = CellTopology.AllToAll,
+    CellAccess Access = CellAccess.Full,
+    CellMode Mode = CellMode.Stream,
+    CellWait Wait = CellWait.Default)
+{
+    /// <summary>A short label for tables and chart legends, e.g. "uds 1 KB 1:1 full".</summary>
+    public string Label => string.Join(' ', new[]
+    {
+        Transport, ReportFormatting.Bytes(PayloadBytes), $"{Publishers}:{Subscribers}" + (Topology == CellTopology.Paired ? " paired" : string.Empty),
+        Access == CellAccess.Full ? "full" : "header-only",
+        Mode == CellMode.RoundTrip ? "round-trip" : null,
+        Wait == CellWait.Default ? null : Wait.ToString().ToLowerInvariant(),
+    }.Where(p => p is not null));
+
+    /// <summary>The cell's shape without transport and payload: the charts draw one series per transport within it.</summary>
+    public string Shape => $"{Publishers}:{Subscribers}{(Topology == CellTopology.Paired ? " paired" : string.Empty)}, " +
+        $"{(Access == CellAccess.Full ? "full" : "header-only")}, {(Mode == CellMode.RoundTrip ? "round trip" : "stream")}" +
+        (Wait == CellWait.Default ? string.Empty : $", {Wait.ToString().ToLowerInvariant()}");
+}
+
+/// <summary>What a report is made from: the suite, where it ran, and every cell with every repetition.</summary>
+public sealed record SuiteReport(
+    string SuiteId,
+    string Name,
+    string State,
+    DateTimeOffset CreatedAt,
+    DateTimeOffset? EndedAt,
+    int Repetitions,
+    ReportEnvironment Environment,
+    IReadOnlyList<ReportCell> Cells,
+    string? PresetId = null,
+    string? PresetTitle = null,
+    string? PresetReproduces = null);
+
+/// <summary>The machine and build the suite ran on, shown on top of every report.</summary>
+public sealed record ReportEnvironment(
+    string Hostname,
+    string CpuModel,
+    int LogicalCores,
+    string Kernel,
+    string Os,
+    string DotnetVersion,
+    string BuildVersion,
+    double? CoreToCoreNanoseconds);
+
+/// <summary>A cell and its repetitions in round order; for presets, the published figures it reproduces.</summary>
+public sealed record ReportCell(CellKey Key, TimeSpan Duration, TimeSpan Warmup, IReadOnlyList<RepetitionResult> Repetitions, IReadOnlyList<PublishedFigure> Published)
+{
+    public CellSummary Summary => RepetitionStats.Summarize(Repetitions);
+}
+
+/// <summary>One scenario of a cell. A failed one keeps its error and adds nothing to the cell's statistics.</summary>
+public sealed record RepetitionResult(
+    int Round,
+    string ScenarioId,
+    string? Error,
+    double MessagesPerSecond,
+    double BytesPerSecond,
+    double DaemonCpuPercent,
+    double AgentsCpuPercent,
+    LatencyPercentiles Latency,
+    IReadOnlyList<SeriesPoint> Series)
+{
+    public bool Succeeded => Error is null;
+}
+
+/// <summary>Latency in nanoseconds: one-way, or round trip in MODE_ROUND_TRIP.</summary>
+public sealed record LatencyPercentiles(long Samples, double P50, double P90, double P99, double P999, double P9999, double Max)
+{
+    public static readonly LatencyPercentiles None = new(0, 0, 0, 0, 0, 0, 0);
+
+    /// <summary>The percentiles the HDR-style chart draws, as (percentile, ns).</summary>
+    [System.Text.Json.Serialization.JsonIgnore]
+    public IReadOnlyList<(double Percentile, double Nanoseconds)> Points =>
+        [(50, P50), (90, P90), (99, P99), (99.9, P999), (99.99, P9999)];
+}
+
+/// <summary>One tick (about a second) of a scenario, from the start of its warmup.</summary>
+public sealed record SeriesPoint(double ElapsedSeconds, double MessagesPerSecond, double DaemonCpuPercent, double AgentsCpuPercent);

@@ -1,0 +1,67 @@
+using IpcBench.Daemon.Reports;
+
+namespace IpcBench.Daemon.Tests.Infrastructure;
+
+/// <summary>
+/// Report models shaped like real suites, with made-up but plausible figures (seeded, so every run renders the same):
+/// the renderers and the browser test need every chart kind fed, not measurements.
+/// </summary>
+internal static class ReportSamples
+{
+    public static readonly ReportEnvironment Environment = new("lab-01", "AMD EPYC 7B13", 2, "6.18.0", "Debian GNU/Linux 12", "10.0.12", "1.0.0+test", 512);
+
+    /// <summary>A preset suite: every cell of the preset, <paramref name="repetitions"/> rounds, one cell failed in round 2.</summary>
+    public static SuiteReport Preset(string presetId, int repetitions = 3, string name = "reference run")
+    {
+        var preset = ReferencePresets.Find(presetId) ?? throw new ArgumentException(presetId);
+        var random = new Random(14);
+        var cells = preset.Cells.Select((cell, index) => new ReportCell(cell.Key, preset.Duration, preset.Warmup,
+            Enumerable.Range(1, repetitions).Select(round => Repetition(random, cell.Key, round, $"{presetId}-c{index}-r{round}",
+                failed: index == 1 && round == 2)).ToList(),
+            cell.Published)).ToList();
+        return new SuiteReport("suite-0001", name, "COMPLETED", new DateTimeOffset(2026, 11, 25, 2, 16, 0, TimeSpan.Zero),
+            new DateTimeOffset(2026, 11, 25, 2, 32, 0, TimeSpan.Zero), repetitions, Environment, cells, preset.Id, preset.Title, preset.Reproduces);
+    }
+
+    /// <summary>A plain matrix (no preset): several transports and payloads, 1:1 FULL streams.</summary>
+    public static SuiteReport Matrix(string name, int repetitions = 3)
+    {
+        var random = new Random(7);
+        var cells = new List<ReportCell>();
+        foreach (var transport in new[] { "channels", "uds", "shm-ring", "iceoryx2" })
+        {
+            foreach (var payload in new[] { 8, 1024, 65536 })
+            {
+                var key = new CellKey(transport, payload);
+                cells.Add(new ReportCell(key, TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(0.5),
+                    Enumerable.Range(1, repetitions).Select(r => Repetition(random, key, r, $"{transport}-{payload}-{r}", failed: false)).ToList(), []));
+            }
+        }
+
+        return new SuiteReport("suite-0002", name, "COMPLETED", new DateTimeOffset(2026, 11, 25, 3, 0, 0, TimeSpan.Zero), null, repetitions,
+            Environment, cells);
+    }
+
+    private static RepetitionResult Repetition(Random random, CellKey key, int round, string id, bool failed)
+    {
+        if (failed)
+        {
+            return new RepetitionResult(round, id, "agent 0 exited with code 137", 0, 0, 0, 0, LatencyPercentiles.None, []);
+        }
+
+        // Cheaper per byte for zero-copy transports, in-process fastest; ±6 % noise so some cells cross the 10 % spread.
+        double baseRate = key.Transport switch { "channels" => 1.2e6, "shm-ring" => 4e6, "iceoryx2" => 1e6, _ => 2.5e5 };
+        double rate = baseRate / (1 + key.PayloadBytes / 32768.0) * (key.Access == CellAccess.HeaderOnly ? 1.5 : 1) * (1 + (random.NextDouble() - 0.5) * 0.12);
+        if (key.Mode == CellMode.RoundTrip)
+        {
+            rate /= 8;
+        }
+
+        double p50 = 1e9 / rate * (key.Mode == CellMode.RoundTrip ? 1 : 20);
+        var latency = new LatencyPercentiles((long)(rate * 2), p50, p50 * 1.6, p50 * 3, p50 * 8, p50 * 20, p50 * 60);
+        double daemonCpu = 95 + random.NextDouble() * 5;
+        double agentsCpu = key.Transport == "channels" ? 0 : 90 + random.NextDouble() * 10;
+        var series = Enumerable.Range(1, 12).Select(s => new SeriesPoint(s * 0.25, rate * (0.95 + random.NextDouble() * 0.1), daemonCpu, agentsCpu)).ToList();
+        return new RepetitionResult(round, id, null, rate, rate * key.PayloadBytes, daemonCpu, agentsCpu, latency, series);
+    }
+}
