@@ -1,0 +1,93 @@
+using System.Diagnostics;
+
+namespace IpcBench.Daemon.Tests.Infrastructure;
+
+/// <summary>
+/// What the report's browser test needs: Debian's Chromium (/usr/bin/chromium), node, and tests/node_modules
+/// (playwright-core; `npm ci` in tests/). Missing under CI=true is a failure naming the fix; elsewhere a skip.
+/// </summary>
+internal static class ChromiumTools
+{
+    public const string Executable = "/usr/bin/chromium";
+
+    public static readonly string TestsDirectory = Path.Combine(RepoLayout.Root, "tests");
+
+    public static readonly string CheckScript = Path.Combine(TestsDirectory, "browser", "check-report.mjs");
+
+    public static readonly string NodeModules = Path.Combine(TestsDirectory, "node_modules");
+
+    public static string? Missing
+    {
+        get
+        {
+            var missing = new List<string>();
+            if (!File.Exists(Executable))
+            {
+                missing.Add($"{Executable} (apt-get install -y chromium)");
+            }
+
+            if (Node is null)
+            {
+                missing.Add("node (apt-get install -y nodejs npm)");
+            }
+
+            if (!Directory.Exists(Path.Combine(NodeModules, "playwright-core")))
+            {
+                missing.Add("tests/node_modules (cd tests && npm ci)");
+            }
+
+            return missing.Count == 0 ? null : "missing: " + string.Join(", ", missing) + "; .ci/run installs them";
+        }
+    }
+
+    public static bool Required => string.Equals(Environment.GetEnvironmentVariable("CI"), "true", StringComparison.OrdinalIgnoreCase);
+
+    public static string? Node => new[] { "/usr/bin/node", "/usr/local/bin/node" }
+        .Concat((Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(':', StringSplitOptions.RemoveEmptyEntries).Select(d => Path.Combine(d, "node")))
+        .FirstOrDefault(File.Exists);
+
+    /// <summary>Runs check-report.mjs on a report file; returns its one JSON line. The script kills its browser itself.</summary>
+    public static async Task<string> CheckAsync(string report, string screenshot)
+    {
+        if (Missing is { } missing)
+        {
+            throw new Xunit.Sdk.XunitException($"{missing} (required because CI=true)");
+        }
+
+        var start = new ProcessStartInfo(Node!, [CheckScript, report, screenshot])
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            WorkingDirectory = TestsDirectory,
+        };
+        using var process = Process.Start(start) ?? throw new InvalidOperationException("node did not start");
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(120));
+        try
+        {
+            await process.WaitForExitAsync(timeout.Token);
+        }
+        catch (OperationCanceledException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw new Xunit.Sdk.XunitException($"check-report.mjs did not finish in 120 s; stderr: {await stderr}");
+        }
+
+        Assert.True(process.ExitCode == 0, $"check-report.mjs exited {process.ExitCode}: {await stderr}");
+        return await stdout;
+    }
+}
+
+/// <summary>A fact skipped when Chromium, node or tests/node_modules are missing, unless CI=true (then it fails saying what to install).</summary>
+public sealed class ChromiumFactAttribute : FactAttribute
+{
+    public ChromiumFactAttribute()
+    {
+        if (!ChromiumTools.Required && ChromiumTools.Missing is { } missing)
+        {
+            Skip = $"{missing}; under CI=true this fails instead of skipping.";
+        }
+    }
+}

@@ -1,0 +1,105 @@
+using System.Text.Json;
+using IpcBench.Daemon.Reports;
+using IpcBench.Daemon.Tests.Infrastructure;
+
+namespace IpcBench.Daemon.Tests;
+
+/// <summary>Markdown, CSV, JSON and HTML from one model: the same figures, user text escaped, the HTML self-contained.</summary>
+public sealed class ReportRendererTests
+{
+    private const string HostileName = "=<img src=x onerror=alert(1)> | cmd,\"quoted\"\nsecond line";
+
+    [Fact]
+    public void Markdown_HasTheGrid_EveryCell_AndPublishedVsMeasuredWithRatios()
+    {
+        var report = ReportSamples.Preset("reference-1");
+        var markdown = MarkdownReport.Render(report);
+
+        Assert.Contains("## Throughput, msg/s — 1:1, header-only, stream (median, min–max)", markdown, StringComparison.Ordinal);
+        Assert.Contains("## Published vs measured", markdown, StringComparison.Ordinal);
+        var rows = PublishedRow.All(report);
+        Assert.Equal(report.Cells.Sum(c => c.Published.Count), rows.Count);
+        var first = rows[0];
+        Assert.NotNull(first.Ratio);
+        Assert.Equal(first.Measured!.Value / first.Published, first.Ratio!.Value, 9);
+        Assert.Contains($"| {first.Label} | {first.PublishedText} | {first.CellLabel} |", markdown, StringComparison.Ordinal);
+        // The failed run in round 2 of cell 1 is counted, not averaged in.
+        Assert.Contains("| 2 (1 failed) |", markdown, StringComparison.Ordinal);
+        Assert.Equal(MarkdownReport.PublishedTable(report).Trim(), markdown[markdown.IndexOf("## Published vs measured", StringComparison.Ordinal)..].Trim());
+    }
+
+    [Fact]
+    public void Markdown_EscapesUserText()
+    {
+        var markdown = MarkdownReport.Render(ReportSamples.Matrix(HostileName));
+
+        Assert.DoesNotContain("<img", markdown, StringComparison.Ordinal);
+        Assert.Contains("# =&lt;img src=x onerror=alert(1)&gt; \\| cmd,\"quoted\" second line", markdown, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Spread_AboveTenPercent_IsMarkedInEveryFormat()
+    {
+        var report = ReportSamples.Matrix("spread");
+        var flagged = report.Cells.Where(c => c.Summary.SpreadExceeded).ToList();
+        Assert.NotEmpty(flagged);
+
+        Assert.Contains(MarkdownReport.SpreadMark, MarkdownReport.Render(report), StringComparison.Ordinal);
+        Assert.Contains("class=\"spread\"", HtmlReport.Render(report), StringComparison.Ordinal);
+        Assert.Equal(flagged.Count, CsvReport.Render(report).Split('\n').Count(l => l.EndsWith(",true", StringComparison.Ordinal)));
+    }
+
+    [Fact]
+    public void Csv_HasARowPerRepetition_AndOnePerCell_WithTextQuoted()
+    {
+        var report = ReportSamples.Matrix("csv");
+        var cell = report.Cells[0];
+        var failed = cell.Repetitions[0] with { Error = HostileName };
+        report = report with { Cells = [cell with { Repetitions = [failed, .. cell.Repetitions.Skip(1)] }, .. report.Cells.Skip(1)] };
+
+        var table = CsvTable.Parse(CsvReport.Render(report));
+
+        Assert.Equal("suite_id", table.Header[0]);
+        Assert.Equal(report.Cells.Sum(c => c.Repetitions.Count + 1), table.Rows.Count);
+        Assert.All(table.Rows, row => Assert.Equal(table.Header.Count, row.Count));
+        Assert.Equal(report.Cells.Count, table.Rows.Count(r => table.Get(r, "repetition") == "median"));
+        // A leading = is defused for spreadsheets; commas, quotes and the newline survive quoting.
+        Assert.Equal("'" + HostileName, table.Get(table.Rows[0], "error"));
+    }
+
+    [Fact]
+    public void Json_CarriesEveryRepetition_TheSummaries_AndThePublishedRows()
+    {
+        var report = ReportSamples.Preset("reference-3", repetitions: 2);
+        using var json = JsonDocument.Parse(JsonReport.Render(report));
+        var root = json.RootElement;
+
+        Assert.Equal("reference-3", root.GetProperty("suite").GetProperty("preset_id").GetString());
+        var cells = root.GetProperty("cells").EnumerateArray().ToList();
+        Assert.Equal(report.Cells.Count, cells.Count);
+        Assert.All(cells, c => Assert.Equal(2, c.GetProperty("repetitions").GetArrayLength()));
+        var summary = cells[0].GetProperty("summary").GetProperty("figures").GetProperty("messages_per_second");
+        Assert.Equal(report.Cells[0].Summary.MessagesPerSecond.Median, summary.GetProperty("median").GetDouble());
+        Assert.Equal(report.Cells.Sum(c => c.Published.Count), root.GetProperty("published").GetArrayLength());
+        Assert.Equal("one_way_latency_microseconds", root.GetProperty("published").EnumerateArray()
+            .First(p => p.GetProperty("unit").GetString() == "µs").GetProperty("metric").GetString());
+    }
+
+    [Fact]
+    public void Html_IsSelfContained_AndEncodesUserText()
+    {
+        var html = HtmlReport.Render(ReportSamples.Matrix(HostileName));
+
+        Assert.DoesNotContain("<img", html, StringComparison.Ordinal);
+        Assert.Contains("&lt;img src=x onerror=alert(1)&gt;", html, StringComparison.Ordinal);
+        Assert.DoesNotContain("<script src", html, StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("<link", html, StringComparison.OrdinalIgnoreCase);
+        Assert.DoesNotContain("sourceMappingURL", html, StringComparison.Ordinal);
+        Assert.Contains("default-src 'none'", html, StringComparison.Ordinal);
+        // Chart.js and the error-bar plugin are inside the file.
+        Assert.Contains("window.Chart=", html, StringComparison.Ordinal);
+        Assert.Contains("BarWithErrorBarsController", html, StringComparison.Ordinal);
+        // The only closing script tags are ours: the data block and the scripts.
+        Assert.Equal(2, html.Split("</script>").Length - 1);
+    }
+}

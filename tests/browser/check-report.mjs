@@ -1,0 +1,62 @@
+// Opens a report file in the system's headless Chromium with every network request refused, and prints what the
+// test asserts on as one JSON line: console errors, page errors, refused requests, and every chart's datasets as
+// Chart.js holds them (elements laid out with finite coordinates = drawn). Usage: node check-report.mjs REPORT.html SCREENSHOT.png
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [report, screenshot] = process.argv.slice(2);
+const executablePath = process.env.IPCBENCH_CHROMIUM || '/usr/bin/chromium';
+const profile = mkdtempSync(join(tmpdir(), 'ipcbench-chromium-'));
+const result = { consoleErrors: [], pageErrors: [], refused: [], charts: [], canvases: 0, chartsAttribute: null };
+let context;
+try {
+  // A persistent context is how Playwright takes a user-data-dir: a fresh one per run, removed afterwards.
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport: { width: 1400, height: 1000 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file:')) return route.continue();
+    result.refused.push(url);
+    return route.abort('internetdisconnected');
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') result.consoleErrors.push(m.text()); });
+  page.on('pageerror', (e) => result.pageErrors.push(String(e)));
+  await page.goto(pathToFileURL(report).href, { waitUntil: 'load' });
+  await page.waitForFunction(() => document.body.dataset.charts !== undefined, null, { timeout: 30000 }).catch(() => {});
+  Object.assign(result, await page.evaluate(() => ({
+    chartsAttribute: document.body.dataset.charts ?? null,
+    canvases: document.querySelectorAll('canvas').length,
+    charts: Object.values(window.Chart ? Chart.instances : {}).map((c) => ({
+      kind: c.canvas.dataset.kind,
+      title: c.canvas.getAttribute('aria-label'),
+      width: c.width,
+      height: c.height,
+      datasets: c.data.datasets.map((d, i) => {
+        const meta = c.getDatasetMeta(i);
+        return {
+          label: String(d.label),
+          points: d.data.length,
+          elements: meta.data.length,
+          drawn: meta.data.filter((e) => Number.isFinite(e.x) && Number.isFinite(e.y)).length,
+          visible: c.isDatasetVisible(i),
+        };
+      }),
+    })),
+  })));
+  await page.screenshot({ path: screenshot, fullPage: true });
+} catch (e) {
+  result.pageErrors.push('check-report: ' + (e && e.stack ? e.stack : String(e)));
+} finally {
+  if (context) await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+process.stdout.write(JSON.stringify(result) + '\n');
