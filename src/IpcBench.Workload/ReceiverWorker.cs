@@ -76,8 +76,9 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
                 continue;
             }
 
-            // Arrival is when the last segment arrived, before it is verified, as for a message that comes in one piece.
-            bool sampled = (header.Flags & MessageFlags.LatencySample) != 0;
+            // Arrival is when the last segment arrived, before it is verified, as for a message that comes in one piece. In a
+            // round trip the publisher times the echo: a clock read here would only lengthen what it measures.
+            bool sampled = !plan.RoundTrip && (header.Flags & MessageFlags.LatencySample) != 0;
             long nowNs = sampled ? MonotonicClock.NowNs() : 0;
 
             bool intact = IsPlausible(header, length, expectedLength);
@@ -111,7 +112,7 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
             {
                 _measuredReceived++;
                 _measuredBytes += header.PayloadLength;
-                if (sampled && !plan.RoundTrip)
+                if (sampled)
                 {
                     Latency.RecordLatency(nowNs - header.SendTimestampNs);
                 }
