@@ -28,6 +28,10 @@ public sealed class PlacementScenarioTests(SharedDaemon shared, ITestOutputHelpe
         return (allowed[0], allowed[allowed.Count > 1 ? 1 : 0]);
     }
 
+    private static Task<string?> AllowedCpusOf(int pid, string thread, int expected) =>
+        ProcThreads.ObserveAsync(pid, thread, tid => ProcThreads.StatusField(pid, tid, "Cpus_allowed_list"),
+            expected.ToString(System.Globalization.CultureInfo.InvariantCulture), ThreadTimeout);
+
     private static ScenarioSpec RateLimited(string transport, int publisherCpu, int subscriberCpu) =>
         Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Seconds(2), Specs.Milliseconds(200))
             .With(s =>
@@ -44,10 +48,8 @@ public sealed class PlacementScenarioTests(SharedDaemon shared, ITestOutputHelpe
         var (pubCpu, subCpu) = TwoCpus();
         var started = await _daemon.StartScenarioAsync(RateLimited("channels", subCpu, pubCpu));
 
-        int publisher = await ProcThreads.WaitForAsync(_daemon.Pid, "pub0", ThreadTimeout);
-        int receiver = await ProcThreads.WaitForAsync(_daemon.Pid, "sub0-rx0", ThreadTimeout);
-        var publisherCpus = ProcThreads.StatusField(_daemon.Pid, publisher, "Cpus_allowed_list");
-        var receiverCpus = ProcThreads.StatusField(_daemon.Pid, receiver, "Cpus_allowed_list");
+        var publisherCpus = await AllowedCpusOf(_daemon.Pid, "pub0", subCpu);
+        var receiverCpus = await AllowedCpusOf(_daemon.Pid, "sub0-rx0", pubCpu);
         var daemonCpus = ProcThreads.StatusField(_daemon.Pid, null, "Cpus_allowed_list");
         var result = await _daemon.WaitUntilFinishedAsync(started.Id, TimeSpan.FromSeconds(30));
 
@@ -76,11 +78,9 @@ public sealed class PlacementScenarioTests(SharedDaemon shared, ITestOutputHelpe
         }
 
         var started = await _daemon.StartScenarioAsync(spec);
-        int publisher = await ProcThreads.WaitForAsync(_daemon.Pid, "pub0", ThreadTimeout);
+        var publisherCpus = await AllowedCpusOf(_daemon.Pid, "pub0", pubCpu);
         var agent = Assert.Single(_daemon.Agents());
-        int receiver = await ProcThreads.WaitForAsync(agent.Pid, "sub0-rx0", ThreadTimeout);
-        var publisherCpus = ProcThreads.StatusField(_daemon.Pid, publisher, "Cpus_allowed_list");
-        var receiverCpus = ProcThreads.StatusField(agent.Pid, receiver, "Cpus_allowed_list");
+        var receiverCpus = await AllowedCpusOf(agent.Pid, "sub0-rx0", subCpu);
         long daemonLockedKb = ProcThreads.LockedKb(_daemon.Pid);
         long agentLockedKb = ProcThreads.LockedKb(agent.Pid);
         output.WriteLine($"while running: daemon VmLck {daemonLockedKb} kB, VmRSS {ProcThreads.StatusField(_daemon.Pid, null, "VmRSS")}; "
@@ -127,11 +127,9 @@ public sealed class PlacementScenarioTests(SharedDaemon shared, ITestOutputHelpe
         }
 
         var started = await _daemon.StartScenarioAsync(spec);
-        int publisher = await ProcThreads.WaitForAsync(_daemon.Pid, "pub0", ThreadTimeout);
+        var publisherScheduling = await ProcThreads.ObserveAsync(_daemon.Pid, "pub0", tid => ProcThreads.Scheduling(_daemon.Pid, tid), (priority, 1), ThreadTimeout);
         var agent = Assert.Single(_daemon.Agents());
-        int receiver = await ProcThreads.WaitForAsync(agent.Pid, "sub0-rx0", ThreadTimeout);
-        var publisherScheduling = ProcThreads.Scheduling(_daemon.Pid, publisher);
-        var receiverScheduling = ProcThreads.Scheduling(agent.Pid, receiver);
+        var receiverScheduling = await ProcThreads.ObserveAsync(agent.Pid, "sub0-rx0", tid => ProcThreads.Scheduling(agent.Pid, tid), (priority, 1), ThreadTimeout);
         var mainScheduling = ProcThreads.Scheduling(_daemon.Pid, _daemon.Pid);
         var result = await _daemon.WaitUntilFinishedAsync(started.Id, TimeSpan.FromSeconds(30));
 

@@ -33,6 +33,27 @@ internal static class ProcThreads
         }
     }
 
+    /// <summary>
+    /// What <paramref name="read"/> says of the thread named <paramref name="name"/> once it says <paramref name="expected"/>,
+    /// or what it last said when <paramref name="timeout"/> runs out: a thread applies its placement just after it starts,
+    /// so a first read can precede it.
+    /// </summary>
+    public static async Task<T> ObserveAsync<T>(int pid, string name, Func<int, T> read, T expected, TimeSpan timeout)
+    {
+        var until = DateTime.UtcNow + timeout;
+        int tid = await WaitForAsync(pid, name, timeout);
+        while (true)
+        {
+            var value = read(tid);
+            if (EqualityComparer<T>.Default.Equals(value, expected) || DateTime.UtcNow > until)
+            {
+                return value;
+            }
+
+            await Task.Delay(20);
+        }
+    }
+
     public static string? StatusField(int pid, int? tid, string field)
     {
         var path = tid is null ? $"/proc/{pid}/status" : $"/proc/{pid}/task/{tid}/status";
