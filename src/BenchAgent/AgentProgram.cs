@@ -6,6 +6,7 @@ using HdrHistogram;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
+using IpcBench.Workload.Placement;
 
 namespace IpcBench.Agent;
 
@@ -109,12 +110,19 @@ public sealed class AgentProgram : IAsyncDisposable
         var setup = assignment.Setup ?? throw new InvalidOperationException("the assignment carries no subscriber set-up");
         var transport = setup.CreateTransport();
         _totalPublishers = setup.TotalPublishers;
+        if (setup.LockMemory)
+        {
+            // Before connecting: the transport's buffers and the receivers' stacks are mapped locked from the start.
+            // Held until the process exits.
+            _ = MemoryLock.Acquire();
+        }
+
         _host = SubscriberHost.Connect(transport, setup, CancellationToken.None);
         _host.Start();
         _ = _host.Completion.ContinueWith(
             t => TryReportAsync(ReportKind.Failed, t.Exception!.GetBaseException().Message),
             TaskContinuationOptions.OnlyOnFaulted);
-        Log($"subscriber {setup.SubscriberIndex} connected to {setup.Publishers.Count} publisher(s) over {transport.Id}");
+        Log($"subscriber {setup.SubscriberIndex} connected to {setup.Publishers.Count} publisher(s) over {transport.Id}; receiving threads: {setup.ToPlacement()}{(setup.LockMemory ? "; memory locked" : string.Empty)}");
         await ReportAsync(ReportKind.Ready).ConfigureAwait(false);
     }
 

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using IpcBench.Workload.Placement;
 
 namespace IpcBench.Workload;
 
@@ -7,14 +8,20 @@ namespace IpcBench.Workload;
 /// machines two vCPUs sometimes sit ~50 ns apart and sometimes ~450 ns, which moves every shared-memory figure ~4x, so
 /// each result records it.
 /// </summary>
-public static partial class CoreToCoreProbe
+public static class CoreToCoreProbe
 {
     public sealed record Result(double MedianRoundTripNs, string Cores);
 
-    /// <summary>Null off Linux, on one core, or when the machine is too busy to finish within 2 s (or 20x the duration).</summary>
+    /// <summary>
+    /// The round trip between CPUs <paramref name="coreA"/> and <paramref name="coreB"/>: a scenario probes the CPUs its
+    /// publisher and subscriber were pinned to; unpinned ones probe 0 and 1, wherever the hypervisor put those. Null off
+    /// Linux, on one core, for a CPU paired with itself, or when the machine is too busy to finish within 2 s (or 20x
+    /// the duration). <see cref="Result.Cores"/> says "unpinned" when a CPU could not be taken (not in the process's
+    /// allowed set).
+    /// </summary>
     public static Result? Measure(TimeSpan duration, int coreA = 0, int coreB = 1)
     {
-        if (!OperatingSystem.IsLinux() || Environment.ProcessorCount < 2)
+        if (!OperatingSystem.IsLinux() || Environment.ProcessorCount < 2 || coreA == coreB)
         {
             return null;
         }
@@ -106,28 +113,36 @@ public static partial class CoreToCoreProbe
 
     private static bool PinCurrentThreadTemporarily(int core, out Action restore)
     {
-        ulong previous = 0;
-        bool saved = SchedGetAffinity(0, (nint)sizeof(ulong), ref previous) == 0;
+        CpuSet? previous;
+        try
+        {
+            previous = LinuxScheduling.GetAffinity(0);
+        }
+        catch (InvalidOperationException)
+        {
+            previous = null;
+        }
+
         bool pinned = PinCurrentThread(core);
         restore = () =>
         {
-            if (saved)
+            if (previous is not null)
             {
-                SchedSetAffinity(0, (nint)sizeof(ulong), ref previous);
+                SetAffinity(previous);
             }
         };
         return pinned;
     }
 
-    private static bool PinCurrentThread(int core)
-    {
-        if (core >= 64)
-        {
-            return false;
-        }
+    private static bool PinCurrentThread(int core) => core is >= 0 and <= CpuSet.MaxCpu && SetAffinity(CpuSet.Of([core]));
 
-        ulong mask = 1UL << core;
-        return SchedSetAffinity(0, (nint)sizeof(ulong), ref mask) == 0;
+    private static unsafe bool SetAffinity(CpuSet cpus)
+    {
+        var mask = cpus.ToMask();
+        fixed (ulong* words = mask)
+        {
+            return LinuxScheduling.SchedSetAffinity(0, mask.Length * sizeof(ulong), words) == 0;
+        }
     }
 
     [StructLayout(LayoutKind.Explicit, Size = 192)]
@@ -136,10 +151,4 @@ public static partial class CoreToCoreProbe
         [FieldOffset(64)]
         public long Value;
     }
-
-    [LibraryImport("libc", EntryPoint = "sched_setaffinity", SetLastError = true)]
-    private static partial int SchedSetAffinity(int pid, nint size, ref ulong mask);
-
-    [LibraryImport("libc", EntryPoint = "sched_getaffinity", SetLastError = true)]
-    private static partial int SchedGetAffinity(int pid, nint size, ref ulong mask);
 }

@@ -39,6 +39,14 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
 
     public LongHistogram RoundTripLatency { get; } = LatencyHistograms.Create();
 
+    /// <summary>
+    /// Rate-limited runs only: per measured message, how long after its intended send time the loop got to send it
+    /// (the clock read that ended the wait, before the message is written), in nanoseconds. Latency is measured from the
+    /// intended time, so this is the part of a latency tail that is the harness's own lateness; empty in closed loop.
+    /// Recorded by the publisher's thread alone; read it as <see cref="RoundTripLatency"/> is read (IntervalHistogramReader).
+    /// </summary>
+    public LongHistogram SenderLag { get; } = LatencyHistograms.Create();
+
     public void RequestStop() => _stopRequested = true;
 
     public void Run(CancellationToken cancellationToken)
@@ -78,9 +86,14 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
             if (intervalNs > 0)
             {
                 stampNs = startNs + (long)(sequence * intervalNs);
-                if (!WaitUntil(stampNs, cancellationToken))
+                if (!WaitUntil(stampNs, cancellationToken, out long lateNs))
                 {
                     break;
+                }
+
+                if (stampNs >= window.FromNs)
+                {
+                    SenderLag.RecordLatency(lateNs);
                 }
             }
             else
@@ -174,8 +187,10 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
         path.Send();
     }
 
-    private bool WaitUntil(long targetNs, CancellationToken cancellationToken)
+    /// <param name="lateNs">How far past <paramref name="targetNs"/> the wait ended (0 or more): read off the clock the wait reads anyway.</param>
+    private bool WaitUntil(long targetNs, CancellationToken cancellationToken, out long lateNs)
     {
+        lateNs = 0;
         while (true)
         {
             if (_stopRequested || cancellationToken.IsCancellationRequested)
@@ -186,6 +201,7 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
             long remainingNs = targetNs - MonotonicClock.NowNs();
             if (remainingNs <= 0)
             {
+                lateNs = -remainingNs;
                 return true;
             }
 

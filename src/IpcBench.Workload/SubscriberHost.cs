@@ -1,6 +1,7 @@
 using HdrHistogram;
 using IpcBench.Transports;
 using IpcBench.V1;
+using IpcBench.Workload.Placement;
 
 namespace IpcBench.Workload;
 
@@ -17,14 +18,16 @@ public sealed class SubscriberHost : IDisposable
     private readonly CancellationTokenSource _stop = new();
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly int _subscriberIndex;
+    private readonly ThreadPlacement _placement;
     private int _running;
     private int _stopped;
     private Exception? _failure;
 
-    private SubscriberHost(ISubscriberEndpoint endpoint, SubscriberPlan plan, int subscriberIndex)
+    private SubscriberHost(ISubscriberEndpoint endpoint, SubscriberPlan plan, int subscriberIndex, ThreadPlacement placement)
     {
         _endpoint = endpoint;
         _subscriberIndex = subscriberIndex;
+        _placement = placement;
         foreach (var receiver in endpoint.Receivers)
         {
             var worker = new ReceiverWorker(receiver, plan, Window);
@@ -53,13 +56,15 @@ public sealed class SubscriberHost : IDisposable
             throw new ArgumentException($"the set-up is for transport '{setup.Transport}', not '{transport.Id}'", nameof(setup));
         }
 
-        return Connect(transport, setup.ToOptions(), setup.ToPlan(), cancellationToken);
+        return Connect(transport, setup.ToOptions(), setup.ToPlan(), cancellationToken, setup.ToPlacement());
     }
 
-    public static SubscriberHost Connect(ITransport transport, SubscriberOptions options, SubscriberPlan plan, CancellationToken cancellationToken)
+    /// <param name="placement">Applied by every receiving thread to itself before its first message; null: unpinned.</param>
+    public static SubscriberHost Connect(ITransport transport, SubscriberOptions options, SubscriberPlan plan, CancellationToken cancellationToken,
+        ThreadPlacement? placement = null)
     {
         var endpoint = transport.CreateSubscriber(options, cancellationToken);
-        return new SubscriberHost(endpoint, plan, options.SubscriberIndex);
+        return new SubscriberHost(endpoint, plan, options.SubscriberIndex, placement ?? ThreadPlacement.None);
     }
 
     public void Start()
@@ -68,10 +73,11 @@ public sealed class SubscriberHost : IDisposable
         for (int i = 0; i < _workers.Count; i++)
         {
             var worker = _workers[i];
-            var thread = new Thread(() => RunWorker(worker))
+            var name = $"sub{_subscriberIndex}-rx{i}";
+            var thread = new Thread(() => RunWorker(worker, name))
             {
                 IsBackground = true,
-                Name = $"sub{_subscriberIndex}-rx{i}",
+                Name = name,
             };
             _threads.Add(thread);
             thread.Start();
@@ -83,10 +89,12 @@ public sealed class SubscriberHost : IDisposable
         }
     }
 
-    private void RunWorker(ReceiverWorker worker)
+    private void RunWorker(ReceiverWorker worker, string name)
     {
         try
         {
+            // A placement the kernel refuses fails the subscriber, and with it the scenario, with the kernel's reason.
+            _placement.ApplyToCurrentThread($"subscriber {_subscriberIndex} thread {name}");
             worker.Run(_stop.Token);
         }
         catch (Exception e)

@@ -1,5 +1,6 @@
 using IpcBench.Transports;
 using IpcBench.V1;
+using IpcBench.Workload.Placement;
 
 namespace IpcBench.Workload;
 
@@ -28,6 +29,23 @@ public static class SubscriberSetups
     {
         ArgumentNullException.ThrowIfNull(setup);
         return new SubscriberPlan(setup.PayloadBytes, IsFullPayload(setup), IsRoundTrip(setup), setup.TotalPublishers);
+    }
+
+    /// <summary>Where the subscriber's receiving threads run, as the daemon resolved it (its CPU and priority).</summary>
+    public static ThreadPlacement ToPlacement(this SubscriberSetup setup)
+    {
+        ArgumentNullException.ThrowIfNull(setup);
+        if (!CpuSet.TryParse(setup.Cpus, out var cpus))
+        {
+            throw new ArgumentException($"the subscriber set-up's cpus '{setup.Cpus}' is not a CPU list; the daemon sends it resolved", nameof(setup));
+        }
+
+        if (setup.RealtimePriority is < 0 or > RealtimePermission.MaxPriority)
+        {
+            throw Unresolved("realtime_priority", setup.RealtimePriority);
+        }
+
+        return new ThreadPlacement(cpus, setup.RealtimePriority);
     }
 
     /// <summary>The transport's settings as the set-up carries them: the shared-memory directory and its own section.</summary>

@@ -124,6 +124,31 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         Assert.DoesNotContain("msg/s]", markdown, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task Run_WithPlacementOptions_RunsPinned_AndABadCpuListNamesTheOption()
+    {
+        var results = Path.Combine(_directory, "out");
+        string[] common = [$"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}"];
+        var cpus = File.ReadLines("/proc/self/status").First(l => l.StartsWith("Cpus_allowed_list:", StringComparison.Ordinal))[18..].Trim();
+        var last = Workload.Placement.CpuSet.Parse(cpus).Cpus[^1].ToString(System.Globalization.CultureInfo.InvariantCulture);
+
+        var (badExit, _, badLog) = await RunDaemonAsync(TimeSpan.FromSeconds(60), ["run", "--publisher-cpus", "0-x", .. common]);
+        var (exitCode, _, log) = await RunDaemonAsync(TimeSpan.FromSeconds(90),
+            ["run", "--transports", "channels", "--payloads", "64", "--duration", "300ms", "--warmup", "0s", "--rate", "2000", "--wait", "block",
+             "--publisher-cpus", "0", "--subscriber-cpus", last, "--out", results, .. common]);
+        output.WriteLine(log.Describe());
+
+        Assert.Equal(2, badExit);
+        Assert.Contains("error: --publisher-cpus: '0-x' is not a CPU number or range", badLog.Describe(), StringComparison.Ordinal);
+        Assert.True(exitCode == 0, $"exit code {exitCode}\n{log.Describe()}");
+        var export = JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json")));
+        var spec = Assert.Single(export.Scenarios).Scenario.Spec;
+        Assert.Equal("0", spec.PublisherCpus);
+        Assert.Equal(last, spec.SubscriberCpus);
+        Assert.Equal(0, spec.RealtimePriority);
+        Assert.False(spec.LockMemory);
+    }
+
     private static string ShellQuote(string value) => "'" + value.Replace("'", "'\\''", StringComparison.Ordinal) + "'";
 
     private static Task<(int ExitCode, string Stdout, OutputLog Log)> RunDaemonAsync(TimeSpan timeout, params string[] arguments)

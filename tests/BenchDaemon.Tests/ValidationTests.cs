@@ -43,6 +43,14 @@ public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper outpu
         ["spin on grpc-uds"] = ("spec.wait_strategy", Valid.With(s => { s.Transport = "grpc-uds"; s.WaitStrategy = WaitStrategy.Spin; })),
         ["negative latency sampling"] = ("spec.latency_sample_every", Valid.With(s => s.LatencySampleEvery = -1)),
         ["latency sampling above the maximum"] = ("spec.latency_sample_every", Valid.With(s => s.LatencySampleEvery = 1_000_001)),
+        ["publisher CPU list that does not parse"] = ("spec.publisher_cpus", Valid.With(s => s.PublisherCpus = "0-a")),
+        ["descending subscriber CPU range"] = ("spec.subscriber_cpus", Valid.With(s => s.SubscriberCpus = "1-0")),
+        ["publisher CPU that does not exist"] = ("spec.publisher_cpus", Valid.With(s => s.PublisherCpus = "4095")),
+        ["subscriber CPU beyond the kernel's limit"] = ("spec.subscriber_cpus", Valid.With(s => s.SubscriberCpus = "0,9000")),
+        ["realtime priority 100"] = ("spec.realtime_priority", Valid.With(s => s.RealtimePriority = 100)),
+        ["negative realtime priority"] = ("spec.realtime_priority", Valid.With(s => s.RealtimePriority = -1)),
+        ["max noise 0 %"] = ("spec.max_noise_percent", Valid.With(s => s.MaxNoisePercent = 0)),
+        ["max noise above 100 %"] = ("spec.max_noise_percent", Valid.With(s => s.MaxNoisePercent = 100.5)),
     };
 
     public static TheoryData<string> InvalidSpecCases => [.. InvalidSpecs.Keys];

@@ -7,7 +7,8 @@ namespace IpcBench.Transports.Tests;
 /// <summary>Drives publishers and subscribers of one transport on threads of the test process.</summary>
 internal static class InProcessLoop
 {
-    public sealed record Outcome(long Sent, ReceiverCounters Received, LongHistogram Latency, long BadEchoes);
+    /// <param name="SenderLag">Every publisher's <see cref="PublisherWorker.SenderLag"/>, added up.</param>
+    public sealed record Outcome(long Sent, ReceiverCounters Received, LongHistogram Latency, long BadEchoes, LongHistogram SenderLag);
 
     public static Outcome Run(
         ITransport transport,
@@ -19,7 +20,8 @@ internal static class InProcessLoop
         bool roundTrip = false,
         WaitMode waitMode = WaitMode.Block,
         bool paired = false,
-        Func<IPublisherEndpoint, IPublisherEndpoint>? wrapPublisher = null)
+        Func<IPublisherEndpoint, IPublisherEndpoint>? wrapPublisher = null,
+        double ratePerPublisher = 0)
     {
         var runtimeDirectory = Directory.CreateTempSubdirectory("ipcbench-test-").FullName;
         var environment = new TransportEnvironment(runtimeDirectory, Environment.ProcessId);
@@ -53,16 +55,18 @@ internal static class InProcessLoop
             Task.WaitAll(accepting);
             hosts.ForEach(h => h.Start());
             var workers = endpoints.Select((e, i) => new PublisherWorker(
-                wrapPublisher is null ? e : wrapPublisher(e), new PublisherPlan(i, payloadBytes, full, 0, roundTrip, paired ? 1 : subscribers, waitMode, messagesPerPublisher), window)).ToList();
+                wrapPublisher is null ? e : wrapPublisher(e), new PublisherPlan(i, payloadBytes, full, ratePerPublisher, roundTrip, paired ? 1 : subscribers, waitMode, messagesPerPublisher), window)).ToList();
             var threads = workers.Select(w => new Thread(() => w.Run(cancel.Token))).ToList();
             threads.ForEach(t => t.Start());
             threads.ForEach(t => t.Join());
             Task.WaitAll([.. hosts.Select(h => h.Completion)], cancel.Token);
 
             var latency = LatencyHistograms.Create();
+            var senderLag = LatencyHistograms.Create();
             foreach (var worker in workers)
             {
                 latency.Add(worker.RoundTripLatency);
+                senderLag.Add(worker.SenderLag);
             }
 
             foreach (var host in hosts)
@@ -74,7 +78,8 @@ internal static class InProcessLoop
                 workers.Sum(w => w.Sent),
                 hosts.Aggregate(default(ReceiverCounters), (sum, h) => sum + h.Counters),
                 latency,
-                workers.Sum(w => w.BadEchoes));
+                workers.Sum(w => w.BadEchoes),
+                senderLag);
         }
         finally
         {

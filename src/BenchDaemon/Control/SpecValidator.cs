@@ -3,16 +3,20 @@ using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
+using IpcBench.Workload.Placement;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Control;
 
 /// <summary>
 /// Checks a user's spec and resolves its defaults. Every refusal is INVALID_ARGUMENT naming the field (as users type
-/// it into grpcurl) and what is allowed.
+/// it into grpcurl) and what is allowed; placement the machine does not permit is FAILED_PRECONDITION (PlacementValidator).
 /// </summary>
-public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonOptions> options)
+/// <param name="placementLimits">What this process may ask of the scheduler; null reads this process's (tests pass others).</param>
+public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonOptions> options, Func<PlacementLimits>? placementLimits = null)
 {
+    private readonly PlacementValidator _placement = new(placementLimits ?? PlacementLimits.OfThisProcess);
+
     private static readonly TimeSpan MaxDuration = TimeSpan.FromDays(365);
 
     public ResolvedSpec Resolve(ScenarioSpec? spec)
@@ -103,8 +107,13 @@ public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonO
         RequireRange("spec.latency_sample_every", spec.LatencySampleEvery, 0, LatencySampling.MaxEvery);
         int sampleEvery = LatencySampling.Resolve(spec.LatencySampleEvery, mode == Mode.RoundTrip, spec.RatePerPublisher);
 
+        var placement = _placement.Resolve(spec, waitMode);
+
         return new ResolvedSpec(transport, spec.Publishers, spec.Subscribers, spec.PayloadBytes, duration, warmup,
-            spec.RatePerPublisher, topology, access, mode, waitMode, spec.Name, sampleEvery);
+            spec.RatePerPublisher, topology, access, mode, waitMode, spec.Name, sampleEvery)
+        {
+            Placement = placement,
+        };
     }
 
     public static string WaitStrategyName(WaitStrategy strategy) =>

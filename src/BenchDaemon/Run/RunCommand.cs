@@ -41,10 +41,19 @@ public static class RunCommand
             Description = "Measure latency for one message in N (0 = 1 for round trips and --rate runs, 64 for closed-loop streams)",
             DefaultValueFactory = _ => 0,
         };
+        var publisherCpus = new Option<string?>("--publisher-cpus") { Description = "CPU list for the publisher threads, e.g. 0 or 2-3,6 (publisher i on the i-th CPU)" };
+        var subscriberCpus = new Option<string?>("--subscriber-cpus") { Description = "CPU list for the subscribers' receiving threads (subscriber j on the j-th CPU)" };
+        var realtimePriority = new Option<int>("--realtime-priority")
+        {
+            Description = "0 = normal scheduling; 1-99 = SCHED_FIFO at that priority (needs CAP_SYS_NICE or RLIMIT_RTPRIO)",
+            DefaultValueFactory = _ => 0,
+        };
+        var lockMemory = new Option<bool>("--lock-memory") { Description = "mlockall in the daemon and the agents while a scenario runs" };
         var output = new Option<string?>("--out") { Description = "Directory for results.json, results.csv, results-series.csv and results.hlog (default: results/<timestamp>)" };
         var command = new Command("run", "Run a benchmark matrix once and print the results (about a minute with no options)")
         {
-            transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, sampleEvery, output,
+            transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, sampleEvery,
+            publisherCpus, subscriberCpus, realtimePriority, lockMemory, output,
         };
         command.SetAction((result, token) =>
         {
@@ -64,6 +73,11 @@ public static class RunCommand
                     ParseWait(result.GetValue(wait)),
                     result.GetValue(rate),
                     result.GetValue(sampleEvery),
+                    new RunPlacement(
+                        ParseCpus("--publisher-cpus", result.GetValue(publisherCpus)),
+                        ParseCpus("--subscriber-cpus", result.GetValue(subscriberCpus)),
+                        ParsePriority(result.GetValue(realtimePriority)),
+                        result.GetValue(lockMemory)),
                     result.GetValue(output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture)));
             }
             catch (ArgumentException e)
@@ -236,6 +250,10 @@ public static class RunCommand
             PayloadAccess = access,
             Mode = settings.Mode,
             Name = "run",
+            PublisherCpus = settings.Placement.PublisherCpus,
+            SubscriberCpus = settings.Placement.SubscriberCpus,
+            RealtimePriority = settings.Placement.RealtimePriority,
+            LockMemory = settings.Placement.LockMemory,
         };
         if (settings.Wait is { } wait && transport.Capabilities.WaitModes.Contains(wait))
         {
@@ -299,6 +317,23 @@ public static class RunCommand
         _ => throw new ArgumentException($"--wait: '{value}' is not one of spin, yield, block"),
     };
 
+    /// <summary>The syntax is checked here, to name the option; whether the CPUs may be used, by the daemon's validator.</summary>
+    private static string ParseCpus(string option, string? value)
+    {
+        try
+        {
+            return Workload.Placement.CpuSet.Parse(value ?? string.Empty).ToString();
+        }
+        catch (FormatException e)
+        {
+            throw new ArgumentException($"{option}: {e.Message}");
+        }
+    }
+
+    private static int ParsePriority(int value) => value is >= 0 and <= Workload.Placement.RealtimePermission.MaxPriority
+        ? value
+        : throw new ArgumentException($"--realtime-priority: must be 0 (normal scheduling) to {Workload.Placement.RealtimePermission.MaxPriority} (SCHED_FIFO); got {value}");
+
     public static string AccessName(PayloadAccess access) => access == PayloadAccess.HeaderOnly ? "header-only" : "full";
 
     private sealed record RunSettings(
@@ -314,5 +349,8 @@ public static class RunCommand
         WaitMode? Wait,
         double Rate,
         int LatencySampleEvery,
+        RunPlacement Placement,
         string OutputDirectory);
+
+    private sealed record RunPlacement(string PublisherCpus, string SubscriberCpus, int RealtimePriority, bool LockMemory);
 }

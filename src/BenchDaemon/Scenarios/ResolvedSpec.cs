@@ -20,6 +20,9 @@ public sealed record ResolvedSpec(
     string Name,
     int LatencySampleEvery)
 {
+    /// <summary>CPUs, priority and memory locking of the hot loops; <see cref="ScenarioPlacement.None"/> when the spec sets none.</summary>
+    public ScenarioPlacement Placement { get; init; } = ScenarioPlacement.None;
+
     public bool FullPayload => PayloadAccess == PayloadAccess.Full;
 
     public bool RoundTrip => Mode == Mode.RoundTrip;
@@ -61,7 +64,16 @@ public sealed record ResolvedSpec(
             WaitStrategy = WaitStrategies.ToProto(WaitMode),
             Name = Name,
             LatencySampleEvery = LatencySampleEvery,
+            PublisherCpus = Placement.PublisherCpus.ToString(),
+            SubscriberCpus = Placement.SubscriberCpus.ToString(),
+            RealtimePriority = Placement.RealtimePriority,
+            LockMemory = Placement.LockMemory,
         };
+        if (Placement.MaxNoisePercent is { } maxNoise)
+        {
+            spec.MaxNoisePercent = maxNoise;
+        }
+
         if (Duration is { } duration)
         {
             spec.Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(duration);

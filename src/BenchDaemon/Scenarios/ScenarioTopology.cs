@@ -5,6 +5,7 @@ using IpcBench.Daemon.Subscribers;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
+using IpcBench.Workload.Placement;
 
 namespace IpcBench.Daemon.Scenarios;
 
@@ -23,6 +24,7 @@ internal sealed class ScenarioTopology(
     private readonly List<Thread> _publisherThreads = [];
     private readonly List<SubscriberHandle> _subscribers = [];
     private int _endpointsDisposed;
+    private IDisposable? _memoryLock;
 
     private DaemonOptions Options => services.Options;
 
@@ -36,6 +38,20 @@ internal sealed class ScenarioTopology(
     public async Task<bool> SetUpAsync(Task stopRequested)
     {
         var transport = spec.Transport;
+        if (spec.Placement.LockMemory)
+        {
+            // Before the endpoints map their buffers, so those are locked as they are mapped. The daemon stays locked
+            // while any scenario that asked for it runs (MemoryLock counts them).
+            try
+            {
+                _memoryLock = MemoryLock.Acquire();
+            }
+            catch (PlacementException e)
+            {
+                throw new ScenarioFailureException($"lock_memory: {e.Message}");
+            }
+        }
+
         for (int p = 0; p < spec.Publishers; p++)
         {
             _endpoints.Add(transport.CreatePublisher(spec.PublisherOptions(services.Runtime.TransportEnvironment, scenarioId, p)));
@@ -117,7 +133,8 @@ internal sealed class ScenarioTopology(
                     spec.RoundTrip, spec.SubscribersPerPublisher, spec.WaitMode, LatencySampleEvery: spec.LatencySampleEvery), window);
                 _publishers.Add(worker);
                 _roundTripReaders.Add(new IntervalHistogramReader(worker.RoundTripLatency));
-                _publisherThreads.Add(new Thread(() => RunPublisher(worker)) { IsBackground = true, Name = $"pub{p}" });
+                var placement = spec.Placement.ForPublisher(p);
+                _publisherThreads.Add(new Thread(() => RunPublisher(worker, placement)) { IsBackground = true, Name = $"pub{p}" });
             }
         }
     }
@@ -182,10 +199,12 @@ internal sealed class ScenarioTopology(
         }
     }
 
-    private void RunPublisher(PublisherWorker worker)
+    private void RunPublisher(PublisherWorker worker, ThreadPlacement placement)
     {
         try
         {
+            // The thread pins and raises itself: sched_setaffinity and sched_setscheduler with pid 0 act on the caller only.
+            placement.ApplyToCurrentThread($"publisher {worker.Plan.PublisherIndex}");
             worker.Run(abort);
         }
         catch (Exception e)
@@ -248,6 +267,8 @@ internal sealed class ScenarioTopology(
         {
             thread.Join(TimeSpan.FromSeconds(2));
         }
+
+        _memoryLock?.Dispose();
 
         // Per-scenario housekeeping, e.g. the iceoryx2 ports and shared memory of an agent that died during this scenario.
         try

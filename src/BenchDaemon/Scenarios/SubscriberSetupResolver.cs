@@ -33,6 +33,9 @@ public static class SubscriberSetupResolver
             RuntimeDirectory = environment.RuntimeDirectory,
             OwnerPid = environment.OwnerPid,
             SharedMemoryDirectory = options.SharedMemoryDirectory,
+            Cpus = spec.Placement.SubscriberCpuList(subscriber),
+            RealtimePriority = spec.Placement.RealtimePriority,
+            LockMemory = spec.Placement.LockMemory,
         };
         setup.Publishers.AddRange(publishers.Select(p => new PublisherEndpoint { PublisherIndex = p.PublisherIndex, Address = p.Address }));
         foreach (var (name, value) in options.TransportSettings().SectionOf(transportId))

@@ -125,13 +125,19 @@ internal sealed class DaemonProcess : IAsyncDisposable
             Directory.CreateDirectory(runtimeBase);
             var databasePath = settings.DatabasePath ?? Path.Combine(runtimeBase, "scenarios.db");
             var output = new OutputLog();
-            var start = new ProcessStartInfo(RepoLayout.DaemonExecutable)
+            // A wrapper (prlimit, setpriv) execs the daemon in its own process, so the pid is the daemon's.
+            var start = new ProcessStartInfo(settings.Wrapper.Count > 0 ? settings.Wrapper[0] : RepoLayout.DaemonExecutable)
             {
                 RedirectStandardOutput = true,
                 RedirectStandardError = true,
                 UseShellExecute = false,
                 WorkingDirectory = runtimeBase,
             };
+            foreach (var argument in settings.Wrapper.Skip(1).Append(RepoLayout.DaemonExecutable).Where(_ => settings.Wrapper.Count > 0))
+            {
+                start.ArgumentList.Add(argument);
+            }
+
             foreach (var argument in (string[])["serve", "--listen", settings.ControlSocket is { } controlSocket ? "unix:" + controlSocket : $"{settings.ListenHost}:{port}", $"--IpcBench:RuntimeDirectory={runtimeBase}",
                 $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}", $"--IpcBench:DatabasePath={databasePath}", .. settings.Configuration])
             {
@@ -411,6 +417,9 @@ internal sealed record DaemonSettings
 
     /// <summary>IpcBench:DatabasePath to use; null: a fresh one inside the runtime directory.</summary>
     public string? DatabasePath { get; init; }
+
+    /// <summary>A command that execs the daemon with its arguments appended, e.g. setpriv dropping a capability; empty: none.</summary>
+    public IReadOnlyList<string> Wrapper { get; init; } = [];
 }
 
 /// <summary>Copies the daemon output of one test's lifetime into that test's output when the test ends.</summary>
