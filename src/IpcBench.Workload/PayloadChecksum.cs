@@ -69,9 +69,12 @@ public static class PayloadChecksum
             hash = lanes.Fold(hash);
         }
 
+        // The tail's checksum comes from registers too: read back from the payload, it would wait for stores to a line
+        // this core may not own yet (in shared memory, the subscriber's core last read it) — for small messages that
+        // stall was most of a publisher's time.
         var tail = payload[whole..];
         tail.Fill(fill);
-        return Avalanche(Tail(hash, tail));
+        return Avalanche(TailRepeated(hash, fill, tail.Length));
     }
 
     /// <summary>
@@ -313,6 +316,24 @@ public static class PayloadChecksum
         for (int offset = tail.Length - (tail.Length % sizeof(ulong)); offset < tail.Length; offset++)
         {
             hash = BitOperations.RotateLeft(hash ^ (tail[offset] * Prime3), 11) * Prime1;
+        }
+
+        return hash;
+    }
+
+    /// <summary>What <see cref="Tail"/> returns for <paramref name="length"/> bytes of <paramref name="fill"/>, without reading them.</summary>
+    private static ulong TailRepeated(ulong hash, byte fill, int length)
+    {
+        ulong word = fill * 0x0101010101010101UL;
+        int words = length / sizeof(ulong);
+        for (int i = 0; i < words; i++)
+        {
+            hash = Scalar(hash, word);
+        }
+
+        for (int offset = words * sizeof(ulong); offset < length; offset++)
+        {
+            hash = BitOperations.RotateLeft(hash ^ (fill * Prime3), 11) * Prime1;
         }
 
         return hash;

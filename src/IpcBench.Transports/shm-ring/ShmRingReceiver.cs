@@ -41,6 +41,10 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     private byte[]? _reassembly;
 
     private long _position;
+
+    /// <summary>The cursor as the publisher sees it: <see cref="_position"/> is published in batches (see <see cref="Advance"/>).</summary>
+    private long _cursorShared;
+    private readonly long _cursorBatch;
     private long _available;
     private bool _admitted;
     private bool _needsMessageStart;
@@ -81,6 +85,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         _state = (int*)(_record + StateOffset);
         _heartbeat = (long*)(_record + HeartbeatOffset);
         _slotMask = geometry.SlotCount - 1;
+        _cursorBatch = Math.Max(1, geometry.SlotCount / 8);
         _slotBytes = geometry.SlotBytes;
         _slotDataBytes = geometry.SlotDataBytes;
         _maxMessageBytes = geometry.MaxMessageBytes;
@@ -350,16 +355,29 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     {
         _position = next;
 
-        // Release: our reads of the slot are done before the publisher can see it free.
-        Volatile.Write(ref *_cursor, next);
-        if (_block)
+        // The cursor's cache line is one the publisher polls when the ring is full: written for every message, it would
+        // cross between the cores for every message. So it is published an eighth of the ring at a time, and whenever
+        // this receiver has caught up (WaitForData), which is also what every wait of the publisher needs.
+        if (next - _cursorShared >= _cursorBatch)
         {
-            WakePublisherForSpace(next);
+            PublishCursor(next);
         }
 
         if ((++_released & 1023) == 0)
         {
             Volatile.Write(ref *_heartbeat, Environment.TickCount64);
+        }
+    }
+
+    private void PublishCursor(long cursor)
+    {
+        _cursorShared = cursor;
+
+        // Release: our reads of the slots before it are done before the publisher can see them free.
+        Volatile.Write(ref *_cursor, cursor);
+        if (_block)
+        {
+            WakePublisherForSpace(cursor);
         }
     }
 
@@ -385,6 +403,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
             if (state == CursorState.Active)
             {
                 _position = Volatile.Read(ref *_cursor);
+                _cursorShared = _position;
                 _available = _position;
                 _admitted = true;
                 _needsMessageStart = true;
@@ -415,6 +434,11 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     /// <summary>Waits until the publisher has published <paramref name="sequence"/>. False when closed (and drained) or cancelled.</summary>
     private bool WaitForData(long sequence, CancellationToken cancellationToken)
     {
+        if (_cursorShared != _position)
+        {
+            PublishCursor(_position);
+        }
+
         long available = Volatile.Read(ref *_published);
         if (available > sequence)
         {
