@@ -13,7 +13,9 @@
 # Usage: bench/iceoryx2-vs-native.sh [results-dir]     (default: a new temporary directory)
 # Knobs: ROUNDS=1, DURATION=2 WARMUP=0.5 (seconds per cell), PAYLOADS=8,1024,65536,524288, SKIP_BUILD=1, JSON_TOOL=jq|python3,
 #        RENDER_ONLY=1 (print the tables again from an earlier results-dir/results.tsv; pass the same DURATION/WARMUP),
-#        WARM_START=0 (no throwaway first scenario per C# `run`).
+#        WARM_START=0 (no throwaway first scenario per C# `run`),
+#        SECTIONS=stream,pipes,rtt,nm (which of the four to run), STREAM_TRANSPORTS=iceoryx2,uds (section 1's transports:
+#        `SECTIONS=stream STREAM_TRANSPORTS=iceoryx2` is the issue-12 "same work" bar alone, in a third of the time).
 # Needs: the .NET 10 SDK, cargo (vendored crates, see native/iceoryx2-ipcbench/README.md), python3 or jq.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -22,6 +24,8 @@ ROUNDS=${ROUNDS:-1}
 DURATION=${DURATION:-2}
 WARMUP=${WARMUP:-0.5}
 PAYLOADS=${PAYLOADS:-8,1024,65536,524288}
+SECTIONS=,${SECTIONS:-stream,pipes,rtt,nm},
+STREAM_TRANSPORTS=${STREAM_TRANSPORTS:-iceoryx2,uds}
 out=${1:-$(mktemp -d -t ipcbench-vs-native.XXXXXX)}
 mkdir -p "$out"
 log="$out/log.txt"
@@ -136,18 +140,21 @@ if [[ $render_only != 1 ]]; then
 for ((round = 1; round <= ROUNDS; round++)); do
 
 # 1. 1:1 stream, iceoryx2 and uds, interleaved per (wait, access) group.
+if [[ $SECTIONS == *,stream,* ]]; then
 for wait in yield spin; do
   for access in full header-only; do
-    run_csharp "$wait-$access" "$PAYLOADS" --transports iceoryx2,uds --access "$access" --wait "$wait"
-    say "native $wait-$access: iox2 and uds × ${#payloads[@]} payloads"
+    run_csharp "$wait-$access" "$PAYLOADS" --transports "$STREAM_TRANSPORTS" --access "$access" --wait "$wait"
+    say "native $wait-$access: $STREAM_TRANSPORTS × ${#payloads[@]} payloads"
     for p in "${payloads[@]}"; do
-      run_native iox2 --payload "$p" --access "$access" --wait "$wait"
-      run_native uds --payload "$p" --access "$access" --wait "$wait"
+      [[ ,$STREAM_TRANSPORTS, == *,iceoryx2,* ]] && run_native iox2 --payload "$p" --access "$access" --wait "$wait"
+      [[ ,$STREAM_TRANSPORTS, == *,uds,* ]] && run_native uds --payload "$p" --access "$access" --wait "$wait"
     done
   done
 done
+fi
 
 # 2. named-pipes (BLOCK only) and native uds with blocking sockets.
+if [[ $SECTIONS == *,pipes,* ]]; then
 run_csharp "pipes" "$PAYLOADS" --transports named-pipes --access full,header-only --wait block
 say "native block: uds × ${#payloads[@]} payloads × 2 accesses"
 for access in full header-only; do
@@ -155,20 +162,25 @@ for access in full header-only; do
     run_native uds --payload "$p" --access "$access" --wait block
   done
 done
+fi
 
 # 3. 8 B round trip.
+if [[ $SECTIONS == *,rtt,* ]]; then
 for wait in yield spin; do
   run_csharp "rtt-$wait" 8 --transports iceoryx2,uds --mode round-trip --wait "$wait"
   run_native iox2 --payload 8 --mode round-trip --wait "$wait"
   run_native uds --payload 8 --mode round-trip --wait "$wait"
 done
+fi
 
 # 4. iceoryx2 N:M at 1 KB.
+if [[ $SECTIONS == *,nm,* ]]; then
 for nm in 1:1 1:2 1:4 2:2 4:4; do
   for wait in yield block; do
     run_csharp "nm-$wait-${nm/:/x}" 1024 --transports iceoryx2 --publishers "${nm%:*}" --subscribers "${nm#*:}" --wait "$wait"
   done
 done
+fi
 
 done
 say "done; raw results in $out (results.tsv, r*/cs-*/, log.txt)"
