@@ -15,7 +15,8 @@
 #        RENDER_ONLY=1 (print the tables again from an earlier results-dir/results.tsv; pass the same DURATION/WARMUP),
 #        WARM_START=0 (no throwaway first scenario per C# `run`),
 #        SECTIONS=stream,pipes,rtt,nm (which of the four to run), STREAM_TRANSPORTS=iceoryx2,uds (section 1's transports:
-#        `SECTIONS=stream STREAM_TRANSPORTS=iceoryx2` is the issue-12 "same work" bar alone, in a third of the time).
+#        `SECTIONS=stream STREAM_TRANSPORTS=iceoryx2` is the issue-12 "same work" bar alone, in a third of the time),
+#        STREAM_WAITS=yield,spin (section 1's subscriber waits).
 # Needs: the .NET 10 SDK, cargo (vendored crates, see native/iceoryx2-ipcbench/README.md), python3 or jq.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -26,6 +27,7 @@ WARMUP=${WARMUP:-0.5}
 PAYLOADS=${PAYLOADS:-8,1024,65536,524288}
 SECTIONS=,${SECTIONS:-stream,pipes,rtt,nm},
 STREAM_TRANSPORTS=${STREAM_TRANSPORTS:-iceoryx2,uds}
+STREAM_WAITS=${STREAM_WAITS:-yield,spin}
 out=${1:-$(mktemp -d -t ipcbench-vs-native.XXXXXX)}
 mkdir -p "$out"
 log="$out/log.txt"
@@ -141,7 +143,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 
 # 1. 1:1 stream, iceoryx2 and uds, interleaved per (wait, access) group.
 if [[ $SECTIONS == *,stream,* ]]; then
-for wait in yield spin; do
+for wait in ${STREAM_WAITS//,/ }; do
   for access in full header-only; do
     run_csharp "$wait-$access" "$PAYLOADS" --transports "$STREAM_TRANSPORTS" --access "$access" --wait "$wait"
     say "native $wait-$access: $STREAM_TRANSPORTS × ${#payloads[@]} payloads"
