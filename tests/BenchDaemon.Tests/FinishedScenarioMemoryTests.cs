@@ -2,8 +2,10 @@ using System.Runtime.CompilerServices;
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Schema;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.Transports;
 using IpcBench.Transports.Channels;
@@ -50,11 +52,11 @@ public sealed class FinishedScenarioMemoryTests : IDisposable
         Assert.False(run.IsAlive, "the finished scenario's run (workers, histograms, buffers) is still reachable");
         var held = manager.Find(id)!;
         Assert.Null(held.Live);
-        var record = held.Snapshot(_ => null);
+        var record = ScenarioProtos.ToProto(held.Snapshot(_ => null));
         Assert.Equal(ScenarioState.Completed, record.State);
         Assert.True(record.Stats.MessagesReceived > 0);
-        Assert.Equal(record.Stats.MessagesReceived, manager.List().Single().Snapshot(_ => null).Stats.MessagesReceived);
-        Assert.Equal(ScenarioState.Completed, held.ReadMetrics().State);
+        Assert.Equal(record.Stats.MessagesReceived, ScenarioProtos.ToProto(manager.List().Single().Snapshot(_ => null)).Stats.MessagesReceived);
+        Assert.Equal(ScenarioState.Completed, ScenarioProtos.ToProto(held.ReadMetrics().State));
     }
 
     /// <summary>Not inlined, so that no local of this frame keeps the run alive.</summary>
@@ -80,7 +82,7 @@ public sealed class FinishedScenarioMemoryTests : IDisposable
         {
         }
 
-        public void Interval(ScenarioRun run, IntervalStats interval)
+        public void Interval(ScenarioRun run, IntervalSample interval)
         {
         }
 

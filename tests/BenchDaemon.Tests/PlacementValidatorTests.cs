@@ -1,5 +1,6 @@
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Schema;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.Transports;
 using IpcBench.V1;
@@ -38,7 +39,7 @@ public sealed class PlacementValidatorTests
         Assert.Equal("0-1", resolved.Placement.PublisherCpus.ToString());
         Assert.Equal("1", resolved.Placement.ForPublisher(1).Cpus?.ToString());
         Assert.Equal(10, resolved.Placement.ForPublisher(0).RealtimePriority);
-        var echoed = resolved.ToProto();
+        var echoed = ScenarioProtos.ToProto(resolved.ToRunSpec());
         Assert.Equal("0-1", echoed.PublisherCpus);
         Assert.Equal("1", echoed.SubscriberCpus);
         Assert.True(echoed.LockMemory);

@@ -55,10 +55,10 @@ public sealed class ScenarioQueryTests
     {
         var first = ScenarioQuery.From(Transports, new ListScenariosRequest { Transport = "uds", PageSize = 2 });
         var last = new Scenario { Id = "abc123", CreatedAt = Timestamp.FromDateTime(new DateTime(2025, 1, 1, 0, 0, 1, DateTimeKind.Utc)) };
-        var token = first.NextToken(last);
+        var token = first.NextToken(Schema.ScenarioProtos.FromProto(last));
 
         var next = ScenarioQuery.From(Transports, new ListScenariosRequest { Transport = "uds", PageSize = 2, PageToken = token });
-        Assert.Equal(Persistence.ScenarioKey.Of(last), next.After);
+        Assert.Equal(Persistence.ScenarioKey.Of(Schema.ScenarioProtos.FromProto(last)), next.After);
 
         AssertInvalid(new ListScenariosRequest { Transport = "tcp", PageToken = token }, "page_token: was issued for other filters");
         AssertInvalid(new ListScenariosRequest { PageToken = "not a token!" }, "page_token: is not a next_page_token this daemon issued");

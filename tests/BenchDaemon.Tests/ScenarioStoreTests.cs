@@ -1,6 +1,10 @@
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Schema;
+using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.V1;
 using Microsoft.Data.Sqlite;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -24,9 +28,9 @@ public sealed class ScenarioStoreTests : IDisposable
 
     private string DatabasePath => Path.Combine(_directory, "state", "scenarios.db");
 
-    private ScenarioStore NewStore()
+    private ProtoStore NewStore()
     {
-        var store = new ScenarioStore(DatabasePath);
+        var store = new ProtoStore(new ScenarioStore(DatabasePath));
         store.Initialize();
         return store;
     }
@@ -67,7 +71,7 @@ public sealed class ScenarioStoreTests : IDisposable
         var store = NewStore();
         var scenario = Finished("a1", "uds", T0, ScenarioState.Completed);
         var points = Enumerable.Range(1, 3).Select(i => Point(i)).ToList();
-        store.Write([new StoreWrite("a1", Running("a1", "uds", T0), null), .. points.Select(p => new StoreWrite("a1", null, p)), new StoreWrite("a1", scenario, null)],
+        store.Write([new ProtoWrite("a1", Running("a1", "uds", T0), null), .. points.Select(p => new ProtoWrite("a1", null, p)), new ProtoWrite("a1", scenario, null)],
             ProcessIdentity.Current);
 
         Assert.Equal(scenario, store.Get("a1"));
@@ -81,7 +85,7 @@ public sealed class ScenarioStoreTests : IDisposable
     {
         var store = NewStore();
         var intervals = new[] { Interval(0, 1000, 2000), Interval(1, 2000, 3000), Interval(2, 3000, 3000) };
-        store.Write([new StoreWrite("h1", Finished("h1", "uds", T0, ScenarioState.Completed), null), .. intervals.Reverse().Select(i => new StoreWrite("h1", null, null, i))],
+        store.Write([new ProtoWrite("h1", Finished("h1", "uds", T0, ScenarioState.Completed), null), .. intervals.Reverse().Select(i => new ProtoWrite("h1", null, null, i))],
             ProcessIdentity.Current);
 
         var read = store.LatencyIntervals("h1");
@@ -145,7 +149,7 @@ public sealed class ScenarioStoreTests : IDisposable
             Finished("s3", "uds", T0.AddMinutes(2), ScenarioState.Stopped),
             Finished("s4", "tcp", T0.AddMinutes(3), ScenarioState.Completed),
         };
-        store.Write([.. all.Select(s => new StoreWrite(s.Id, s, null))], ProcessIdentity.Current);
+        store.Write([.. all.Select(s => new ProtoWrite(s.Id, s, null))], ProcessIdentity.Current);
 
         var pages = new List<IReadOnlyList<Scenario>>();
         ScenarioKey? after = null;
@@ -158,28 +162,28 @@ public sealed class ScenarioStoreTests : IDisposable
                 break;
             }
 
-            after = ScenarioKey.Of(page[^1]);
+            after = ProtoStore.Key(page[^1]);
         }
 
         Assert.Equal(["s4", "s3", "s2", "s1", "s0"], pages.SelectMany(p => p).Select(s => s.Id));
         Assert.Equal([2, 2, 1], pages.Select(p => p.Count));
 
         Assert.Equal(["s3", "s2", "s0"], Ids(store.Query(ScenarioFilter.None with { Transport = "uds" }, null, 10)));
-        Assert.Equal(["s4", "s2", "s0"], Ids(store.Query(ScenarioFilter.None with { State = ScenarioState.Completed }, null, 10)));
+        Assert.Equal(["s4", "s2", "s0"], Ids(store.Query(ScenarioFilter.None with { State = RunState.Completed }, null, 10)));
         Assert.Equal(["s4", "s3", "s2"], Ids(store.Query(ScenarioFilter.None with { CreatedAfter = T0.AddMinutes(2) }, null, 10)));
         Assert.Equal(["s1", "s0"], Ids(store.Query(ScenarioFilter.None with { CreatedBefore = T0.AddMinutes(2) }, null, 10)));
-        Assert.Equal(["s2"], Ids(store.Query(new ScenarioFilter("uds", ScenarioState.Completed, T0.AddMinutes(1), T0.AddMinutes(3)), null, 10)));
+        Assert.Equal(["s2"], Ids(store.Query(new ScenarioFilter("uds", RunState.Completed, T0.AddMinutes(1), T0.AddMinutes(3)), null, 10)));
 
         // The in-memory filter (live scenarios) agrees with the SQL one.
         var filter = new ScenarioFilter("uds", null, T0.AddMinutes(1), null);
-        Assert.Equal(Ids(store.Query(filter, null, 10)), Ids([.. all.Where(filter.Matches).OrderBy(ScenarioKey.Of)]));
+        Assert.Equal(Ids(store.Query(filter, null, 10)), Ids([.. all.Where(s => ProtoStore.Matches(filter, s)).OrderBy(ProtoStore.Key)]));
     }
 
     [Fact]
     public void Trim_DeletesTheOldestFinishedScenariosAndTheirSeries_NeverUnfinishedOnes()
     {
         var store = NewStore();
-        var writes = new List<StoreWrite>
+        var writes = new List<ProtoWrite>
         {
             // The oldest is still running: retention must skip it, however old.
             new("r0", Running("r0", "uds", T0.AddDays(-30)), Point(1)),
@@ -187,7 +191,7 @@ public sealed class ScenarioStoreTests : IDisposable
         for (int i = 1; i <= 5; i++)
         {
             var id = $"f{i}";
-            writes.Add(new StoreWrite(id, Finished(id, "uds", T0.AddMinutes(i), ScenarioState.Completed), Point(1)));
+            writes.Add(new ProtoWrite(id, Finished(id, "uds", T0.AddMinutes(i), ScenarioState.Completed), Point(1)));
         }
 
         store.Write(writes, ProcessIdentity.Current);
@@ -214,8 +218,8 @@ public sealed class ScenarioStoreTests : IDisposable
     {
         var store = NewStore();
         var done = Finished("done", "uds", T0, ScenarioState.Completed);
-        store.Write([new StoreWrite("done", done, null), new StoreWrite("mine", Running("mine", "uds", T0), Point(1))], "dead:1");
-        store.Write([new StoreWrite("theirs", Running("theirs", "tcp", T0), null)], "alive:1");
+        store.Write([new ProtoWrite("done", done, null), new ProtoWrite("mine", Running("mine", "uds", T0), Point(1))], "dead:1");
+        store.Write([new ProtoWrite("theirs", Running("theirs", "tcp", T0), null)], "alive:1");
         var now = T0.AddHours(1);
 
         var failed = store.FailOrphans(owner => owner == "alive:1", now);
@@ -229,7 +233,7 @@ public sealed class ScenarioStoreTests : IDisposable
         Assert.Single(store.Series("mine"));
         Assert.Equal(ScenarioState.Running, store.Get("theirs")!.State);
         Assert.Equal(done, store.Get("done"));
-        Assert.Equal(["mine"], Ids(store.Query(ScenarioFilter.None with { State = ScenarioState.Failed }, null, 10)));
+        Assert.Equal(["mine"], Ids(store.Query(ScenarioFilter.None with { State = RunState.Failed }, null, 10)));
 
         // Once failed, never again.
         Assert.DoesNotContain("mine", store.FailOrphans(_ => false, now.AddHours(1)));
@@ -256,8 +260,8 @@ public sealed class ScenarioStoreTests : IDisposable
 
         Assert.Null(writer.Store);
         Assert.Contains("cannot be opened", writer.UnavailableReason, StringComparison.Ordinal);
-        writer.Enqueue(new StoreWrite("x1", Running("x1", "uds", T0), null));
-        writer.Enqueue(new StoreWrite("x1", null, Point(1)));
+        writer.Enqueue(new ProtoWrite("x1", Running("x1", "uds", T0), null));
+        writer.Enqueue(new ProtoWrite("x1", null, Point(1)));
         await writer.FlushAsync();
 
         Assert.Equal(2, writer.WriteFailures);
@@ -265,7 +269,7 @@ public sealed class ScenarioStoreTests : IDisposable
         await writer.StopAsync(CancellationToken.None);
 
         // After shutdown a late write is still reported, not thrown.
-        writer.Enqueue(new StoreWrite("x2", Running("x2", "uds", T0), null));
+        writer.Enqueue(new ProtoWrite("x2", Running("x2", "uds", T0), null));
         Assert.Equal(3, writer.WriteFailures);
         Assert.Contains("closed", writer.ErrorFor("x2"), StringComparison.Ordinal);
     }
@@ -284,7 +288,7 @@ public sealed class ScenarioStoreTests : IDisposable
             using var exclusive = holder.BeginTransaction(System.Data.IsolationLevel.Serializable);
             Scalar(holder, "INSERT INTO scenarios (id, created_at_us, transport, state, finished, owner, updated_at_us, scenario) VALUES ('lock', 0, 'uds', 6, 1, 'x', 0, x'');", exclusive);
 
-            writer.Enqueue(new StoreWrite("k1", Running("k1", "uds", T0), Point(1)));
+            writer.Enqueue(new ProtoWrite("k1", Running("k1", "uds", T0), Point(1)));
             await writer.FlushAsync();
 
             Assert.Equal(1, writer.WriteFailures);
@@ -293,12 +297,12 @@ public sealed class ScenarioStoreTests : IDisposable
         }
 
         // The lock is gone: the next write goes through and carries the earlier failure in the row.
-        writer.Enqueue(new StoreWrite("k1", Finished("k1", "uds", T0, ScenarioState.Completed), null));
+        writer.Enqueue(new ProtoWrite("k1", Finished("k1", "uds", T0, ScenarioState.Completed), null));
         await writer.FlushAsync();
         await writer.StopAsync(CancellationToken.None);
 
         Assert.Equal(1, writer.WriteFailures);
-        var stored = writer.Store!.Get("k1");
+        var stored = writer.Store!.Get("k1") is { } k1 ? ScenarioProtos.ToProto(k1) : null;
         Assert.Equal(ScenarioState.Completed, stored?.State);
         Assert.Contains("database is locked", stored?.StorageError, StringComparison.OrdinalIgnoreCase);
     }
@@ -310,7 +314,7 @@ public sealed class ScenarioStoreTests : IDisposable
         await writer.StartAsync(CancellationToken.None);
         for (int i = 0; i < 6; i++)
         {
-            writer.Enqueue(new StoreWrite($"w{i}", Finished($"w{i}", "uds", T0.AddMinutes(i), ScenarioState.Completed), Point(1)));
+            writer.Enqueue(new ProtoWrite($"w{i}", Finished($"w{i}", "uds", T0.AddMinutes(i), ScenarioState.Completed), Point(1)));
         }
 
         await writer.StopAsync(CancellationToken.None);

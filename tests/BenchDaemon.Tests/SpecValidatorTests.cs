@@ -1,5 +1,6 @@
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Schema;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.Transports;
 using IpcBench.V1;
@@ -36,7 +37,7 @@ public sealed class SpecValidatorTests
     {
         var resolved = Validator.Resolve(Spec(Mode.Stream));
 
-        Assert.Equal(Mode.Stream, resolved.Mode);
+        Assert.Equal(Mode.Stream, ScenarioProtos.ToProto(resolved.Mode));
         Assert.Equal(WaitMode.Block, resolved.WaitMode);
     }
 

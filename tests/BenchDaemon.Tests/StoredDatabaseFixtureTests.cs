@@ -1,4 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
+using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.V1;
@@ -16,7 +18,7 @@ public sealed class StoredDatabaseFixtureTests : IDisposable
     private static readonly DateTime T0 = new(2025, 6, 1, 9, 30, 0, DateTimeKind.Utc);
     private static readonly DateTime ExportedAt = new(2025, 6, 2, 0, 0, 0, DateTimeKind.Utc);
     private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "fixture-" + Guid.NewGuid().ToString("N")[..10]);
-    private readonly ScenarioStore _store;
+    private readonly ProtoStore _store;
 
     public StoredDatabaseFixtureTests()
     {
@@ -24,7 +26,7 @@ public sealed class StoredDatabaseFixtureTests : IDisposable
         Directory.CreateDirectory(_directory);
         var path = Path.Combine(_directory, "scenarios.db");
         File.Copy(Path.Combine(Fixtures, "scenarios-v1.db"), path);
-        _store = new ScenarioStore(path);
+        _store = new ProtoStore(new ScenarioStore(path));
         _store.Initialize();
     }
 
@@ -90,20 +92,16 @@ public sealed class StoredDatabaseFixtureTests : IDisposable
         Assert.Equal(LatencyKind.RoundTrip, Assert.Single(_store.Series("fx-stopped")).Latency.Kind);
 
         Assert.Equal(["fx-failed"], Ids(_store.Query(ScenarioFilter.None with { Transport = "tcp" }, null, 10)));
-        Assert.Equal(["fx-restarted", "fx-failed"], Ids(_store.Query(ScenarioFilter.None with { State = ScenarioState.Failed }, null, 10)));
+        Assert.Equal(["fx-restarted", "fx-failed"], Ids(_store.Query(ScenarioFilter.None with { State = RunState.Failed }, null, 10)));
         Assert.Equal(["fx-orphan", "fx-restarted"], Ids(_store.Query(ScenarioFilter.None with { CreatedAfter = T0.AddMinutes(3) }, null, 10)));
-        Assert.Equal(["fx-stopped", "fx-failed"], Ids(_store.Query(ScenarioFilter.None, ScenarioKey.Of(_store.Get("fx-restarted")!), 2)));
+        Assert.Equal(["fx-stopped", "fx-failed"], Ids(_store.Query(ScenarioFilter.None, ProtoStore.Key(_store.Get("fx-restarted")!), 2)));
     }
 
     [Fact]
     public void EarlierDatabase_ExportsByteForByteWhatTheEarlierCodeExported()
     {
-        var records = _store.Query(ScenarioFilter.None, null, 100).Select(s =>
-        {
-            var record = new ScenarioRecord { Scenario = s };
-            record.Series.AddRange(_store.Series(s.Id));
-            return record;
-        }).ToList();
+        var store = _store.Inner;
+        var records = store.Query(ScenarioFilter.None, null, 100).Select(s => new ScenarioResult(s, store.Series(s.Id))).ToList();
 
         Assert.Equal(File.ReadAllText(Path.Combine(Fixtures, "scenarios-v1.json")), ScenarioExporter.Json(records, ExportedAt));
         Assert.Equal(File.ReadAllText(Path.Combine(Fixtures, "scenarios-v1.csv")), ScenarioExporter.SummaryCsv(records));
@@ -124,7 +122,7 @@ public sealed class StoredDatabaseFixtureTests : IDisposable
         var added = _store.Get("fx-completed")!.Clone();
         added.Id = "new-1";
         added.CreatedAt = Timestamp.FromDateTime(now);
-        _store.Write([new StoreWrite(added.Id, added, _store.Series("fx-completed")[0])], ProcessIdentity.Current);
+        _store.Write([new ProtoWrite(added.Id, added, _store.Series("fx-completed")[0])], ProcessIdentity.Current);
         Assert.Equal(added, _store.Get("new-1"));
         Assert.Equal(6, _store.Count());
         Assert.Equal(["fx-completed"], _store.Trim(maxScenarios: 5, olderThan: null));

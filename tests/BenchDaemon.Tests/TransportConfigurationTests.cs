@@ -1,4 +1,5 @@
 using Grpc.Core;
+using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Hosting;

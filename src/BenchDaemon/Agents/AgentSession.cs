@@ -3,6 +3,7 @@ using System.Security.Cryptography;
 using System.Text;
 using System.Threading.Channels;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Subscribers;
 using IpcBench.V1;
 using IpcBench.Workload;
@@ -22,16 +23,16 @@ public sealed class AgentSession : SubscriberHandle
     private readonly ILogger _logger;
     private readonly byte[] _token;
     private ReceiverCounters _counters;
-    private ProcessStats? _process;
+    private ProcessUsage? _process;
     private ProcessSample? _latestSample;
     private int _attached;
     private long _lastHeardNs = MonotonicClock.NowNs();
 
-    public AgentSession(string scenarioId, int index, Assignment assignment, Action<string, bool> fail, ILogger logger)
+    public AgentSession(string scenarioId, int index, SubscriberSetup setup, Action<string, bool> fail, ILogger logger)
         : base(index)
     {
         ScenarioId = scenarioId;
-        Assignment = assignment;
+        Assignment = new Assignment { Setup = setup };
         _fail = fail;
         _logger = logger;
         Token = Convert.ToHexString(RandomNumberGenerator.GetBytes(16));
@@ -66,7 +67,7 @@ public sealed class AgentSession : SubscriberHandle
         }
     }
 
-    public override ProcessStats? Process => _process;
+    public override ProcessUsage? Process => _process;
 
     public override ProcessSample? LatestProcessSample => Volatile.Read(ref _latestSample);
 
@@ -118,15 +119,8 @@ public sealed class AgentSession : SubscriberHandle
             {
                 // Never mutated after this: readers on other threads (a /metrics scrape) see a whole sample.
                 Volatile.Write(ref _latestSample, p);
-                _process = new ProcessStats
-                {
-                    Role = "agent",
-                    Index = Index,
-                    Pid = p.Pid,
-                    CpuSeconds = p.MeasuredCpuSeconds,
-                    CpuPercent = p.MeasuredWallSeconds > 0 ? p.MeasuredCpuSeconds / p.MeasuredWallSeconds * 100 : 0,
-                    PeakRssBytes = p.PeakRssBytes,
-                };
+                _process = new ProcessUsage(ProcessUsage.AgentRole, Index, p.Pid, p.MeasuredCpuSeconds,
+                    p.MeasuredWallSeconds > 0 ? p.MeasuredCpuSeconds / p.MeasuredWallSeconds * 100 : 0, (long)p.PeakRssBytes);
             }
         }
 

@@ -1,5 +1,7 @@
 using Grpc.Core;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Schema;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
@@ -49,18 +51,18 @@ public sealed class BenchControlService(
     public override Task<StartScenarioResponse> StartScenario(StartScenarioRequest request, ServerCallContext context)
     {
         var run = scenarios.Start(validator.Resolve(request.Spec));
-        return Task.FromResult(new StartScenarioResponse { Id = run.Id, Scenario = run.Snapshot() });
+        return Task.FromResult(new StartScenarioResponse { Id = run.Id, Scenario = ScenarioProtos.ToProto(run.Snapshot()) });
     }
 
     public override Task<Scenario> GetScenario(GetScenarioRequest request, ServerCallContext context) =>
-        Task.FromResult(catalog.Get(request.Id));
+        Task.FromResult(ScenarioProtos.ToProto(catalog.Get(request.Id)));
 
     public override Task<ListScenariosResponse> ListScenarios(ListScenariosRequest request, ServerCallContext context)
     {
         var query = ScenarioQuery.From(transports, request);
         var (page, more) = catalog.List(query.Filter, query.After, query.PageSize);
         var response = new ListScenariosResponse();
-        response.Scenarios.AddRange(page);
+        response.Scenarios.AddRange(page.Select(ScenarioProtos.ToProto));
         if (more)
         {
             response.NextPageToken = query.NextToken(page[^1]);
@@ -75,13 +77,13 @@ public sealed class BenchControlService(
         if (run is null)
         {
             // Only in the database: it finished (or was failed at start-up), so stopping it is harmless.
-            return stored;
+            return ScenarioProtos.ToProto(stored);
         }
 
         run.RequestStop();
         // Answer with the result, not a half-stopped snapshot: stopping takes a drain, which is short.
         await Task.WhenAny(run.Completion, Task.Delay(TimeSpan.FromSeconds(30), context.CancellationToken)).ConfigureAwait(false);
-        return run.Snapshot();
+        return ScenarioProtos.ToProto(run.Snapshot());
     }
 
     public override async Task WatchScenario(WatchScenarioRequest request, IServerStreamWriter<Scenario> responseStream, ServerCallContext context)
@@ -91,7 +93,7 @@ public sealed class BenchControlService(
         if (run is null)
         {
             // A stored scenario has finished: its final snapshot, and the stream ends, as for a live one.
-            await responseStream.WriteAsync(stored, cancellationToken).ConfigureAwait(false);
+            await responseStream.WriteAsync(ScenarioProtos.ToProto(stored), cancellationToken).ConfigureAwait(false);
             return;
         }
 
@@ -100,8 +102,8 @@ public sealed class BenchControlService(
             // Decide on the snapshot sent, not on Completion: a scenario is in its final state a moment before it has
             // released its agents, and a tick in between must not send the final snapshot twice.
             var snapshot = run.Snapshot();
-            await responseStream.WriteAsync(snapshot, cancellationToken).ConfigureAwait(false);
-            if (snapshot.State is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed)
+            await responseStream.WriteAsync(ScenarioProtos.ToProto(snapshot), cancellationToken).ConfigureAwait(false);
+            if (snapshot.IsFinished)
             {
                 return;
             }
@@ -122,7 +124,7 @@ public sealed class BenchControlService(
         };
 
         var response = new ExportScenariosResponse { Format = format };
-        List<ScenarioRecord> records;
+        List<ScenarioResult> records;
         if (request.Ids.Count > 0)
         {
             if (request.Ids.Count > ScenarioQuery.MaxPageSize)
@@ -167,8 +169,8 @@ public sealed class BenchControlService(
     public override Task<CompareScenariosResponse> CompareScenarios(CompareScenariosRequest request, ServerCallContext context)
     {
         double threshold = ScenarioComparer.ResolveThreshold(request.ThresholdPercent);
-        var baseline = catalog.Get(request.BaselineId, "baseline_id");
-        var candidate = catalog.Get(request.CandidateId, "candidate_id");
+        var baseline = ScenarioProtos.ToProto(catalog.Get(request.BaselineId, "baseline_id"));
+        var candidate = ScenarioProtos.ToProto(catalog.Get(request.CandidateId, "candidate_id"));
         ScenarioComparer.RequireComparable("baseline_id", baseline);
         ScenarioComparer.RequireComparable("candidate_id", candidate);
         return Task.FromResult(ScenarioComparer.Compare(baseline, candidate, threshold));

@@ -1,4 +1,5 @@
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;

@@ -1,5 +1,6 @@
 using System.Globalization;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Control;
@@ -137,11 +138,11 @@ public static class ScenarioComparer
         if (missing is not null)
         {
             return NotCompared(name, "ns", higherIsBetter: false, missing,
-                baseline is { Samples: > 0 } ? StatsFormatting.ToNanoseconds(read(baseline)) : 0,
-                candidate is { Samples: > 0 } ? StatsFormatting.ToNanoseconds(read(candidate)) : 0);
+                baseline is { Samples: > 0 } ? Ns(read(baseline)) : 0,
+                candidate is { Samples: > 0 } ? Ns(read(candidate)) : 0);
         }
 
-        return Continuous(name, "ns", StatsFormatting.ToNanoseconds(read(baseline!)), StatsFormatting.ToNanoseconds(read(candidate!)),
+        return Continuous(name, "ns", Ns(read(baseline!)), Ns(read(candidate!)),
             higherIsBetter: false, thresholdPercent);
     }
 
@@ -217,8 +218,8 @@ public static class ScenarioComparer
         Differ(notes, "environment.os", be.Os, ce.Os);
         if (be.CoreToCoreRoundTrip is { } bp && ce.CoreToCoreRoundTrip is { } cp)
         {
-            double bns = StatsFormatting.ToNanoseconds(bp);
-            double cns = StatsFormatting.ToNanoseconds(cp);
+            double bns = Ns(bp);
+            double cns = Ns(cp);
             if (be.CoreToCoreCores != ce.CoreToCoreCores || (bns > 0 && Math.Abs(cns / bns - 1) * 100 > ProbeDifferencePercent))
             {
                 notes.Add(string.Create(CultureInfo.InvariantCulture,
@@ -247,4 +248,6 @@ public static class ScenarioComparer
         where T : struct, System.Enum =>
         ControlReflection.Descriptor.EnumTypes.FirstOrDefault(e => e.ClrType == typeof(T))?.FindValueByNumber(Convert.ToInt32(value, CultureInfo.InvariantCulture))?.Name
         ?? Convert.ToInt32(value, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture);
+
+    private static double Ns(Google.Protobuf.WellKnownTypes.Duration? duration) => duration is null ? 0 : ScenarioProtos.ToNanoseconds(duration);
 }

@@ -3,7 +3,9 @@ using System.Security.Cryptography;
 using System.Text;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Schema;
 using IpcBench.Transports;
 using IpcBench.V1;
 
@@ -35,7 +37,7 @@ public sealed record ScenarioQuery(ScenarioFilter Filter, ScenarioKey? After, in
                 ?? throw Invalid("transport", $"'{transport}' is not a transport; one of: {string.Join(", ", transports.All.Select(t => t.Id))}");
         }
 
-        ScenarioState? stateFilter = null;
+        RunState? stateFilter = null;
         if (state != ScenarioState.Unspecified)
         {
             var states = ControlReflection.Descriptor.EnumTypes.First(e => e.Name == nameof(ScenarioState));
@@ -44,7 +46,7 @@ public sealed record ScenarioQuery(ScenarioFilter Filter, ScenarioKey? After, in
                 throw Invalid("state", $"unknown value {(int)state}; allowed: {string.Join(", ", states.Values.Skip(1).Select(v => v.Name))}");
             }
 
-            stateFilter = state;
+            stateFilter = ScenarioProtos.FromProto(state);
         }
 
         var after = ReadTimestamp("created_after", createdAfter);
@@ -73,7 +75,7 @@ public sealed record ScenarioQuery(ScenarioFilter Filter, ScenarioKey? After, in
         Parse(transports, r.PageSize, r.PageToken, r.Transport, r.State, r.CreatedAfter, r.CreatedBefore);
 
     /// <summary>The token of the page after one ending with <paramref name="last"/>.</summary>
-    public string NextToken(Scenario last)
+    public string NextToken(ScenarioSnapshot last)
     {
         var key = ScenarioKey.Of(last);
         var text = string.Join('|', TokenVersion, key.CreatedAtMicros.ToString(CultureInfo.InvariantCulture), key.Id, FilterHash(Filter));

@@ -1,4 +1,6 @@
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Schema;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
@@ -110,7 +112,8 @@ public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonO
         var placement = _placement.Resolve(spec, waitMode);
 
         return new ResolvedSpec(transport, spec.Publishers, spec.Subscribers, spec.PayloadBytes, duration, warmup,
-            spec.RatePerPublisher, topology, access, mode, waitMode, spec.Name, sampleEvery)
+            spec.RatePerPublisher, ScenarioProtos.FromProto(topology), ScenarioProtos.FromProto(access), ScenarioProtos.FromProto(mode), waitMode,
+            spec.Name, sampleEvery)
         {
             Placement = placement,
         };

@@ -1,5 +1,6 @@
 using System.Globalization;
 using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Model;
 using IpcBench.V1;
 using Prometheus;
 
@@ -11,10 +12,10 @@ namespace IpcBench.Daemon.Observability;
 /// </summary>
 internal sealed class ScenarioSeries
 {
-    private static readonly ScenarioState[] States =
+    private static readonly RunState[] States =
     [
-        ScenarioState.Pending, ScenarioState.Starting, ScenarioState.WarmingUp, ScenarioState.Running,
-        ScenarioState.Stopping, ScenarioState.Completed, ScenarioState.Stopped, ScenarioState.Failed,
+        RunState.Pending, RunState.Starting, RunState.WarmingUp, RunState.Running,
+        RunState.Stopping, RunState.Completed, RunState.Stopped, RunState.Failed,
     ];
 
     private readonly ScenarioFamilies _families;
@@ -113,7 +114,7 @@ internal sealed class ScenarioSeries
         _children.Clear();
     }
 
-    public static string StateName(ScenarioState state) => Snake(state.ToString());
+    public static string StateName(RunState state) => Snake(state.ToString());
 
     private void UpdateAgent(string subscriber, bool first, ProcessSample p)
     {

@@ -1,14 +1,13 @@
 using System.Globalization;
-using Google.Protobuf;
-using IpcBench.Daemon.Core;
-using IpcBench.V1;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Schema;
 using Microsoft.Data.Sqlite;
 
 namespace IpcBench.Daemon.Persistence;
 
 /// <summary>
-/// The scenarios and their per-second series in one SQLite file. Each scenario is kept as its protobuf
-/// <see cref="Scenario"/> bytes (so new fields need no migration) beside the columns filters and retention use.
+/// The scenarios and their per-second series in one SQLite file. Each scenario is kept as control.proto's Scenario
+/// message in protobuf bytes (<see cref="ScenarioProtos.ToStoredBytes"/>, so new fields need no migration) beside the columns filters and retention use.
 /// Synchronous, one connection per call (Microsoft.Data.Sqlite pools them): the daemon writes from one background
 /// thread (<see cref="StoreWriter"/>) and reads from control calls, which WAL lets run side by side.
 /// </summary>
@@ -182,20 +181,20 @@ public sealed class ScenarioStore
                 id.Value = scenario.Id;
                 created.Value = ToMicros(scenario.CreatedAt);
                 transport.Value = scenario.Spec?.Transport ?? string.Empty;
-                state.Value = (int)scenario.State;
-                finished.Value = IsFinished(scenario.State) ? 1 : 0;
+                state.Value = ScenarioProtos.StoredState(scenario.State);
+                finished.Value = scenario.IsFinished ? 1 : 0;
                 updated.Value = now;
-                blob.Value = scenario.ToByteArray();
+                blob.Value = ScenarioProtos.ToStoredBytes(scenario);
                 upsert.ExecuteNonQuery();
             }
 
             if (write.Point is { } interval)
             {
-                var latency = interval.Latency ?? new LatencyStats();
+                var latency = interval.Latency ?? NoLatency;
                 object[] values =
                 [
-                    write.ScenarioId, Nanos(interval.Elapsed), interval.MessagesPerSecond, interval.BytesPerSecond, (int)latency.Kind, (long)latency.Samples,
-                    Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99), Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
+                    write.ScenarioId, interval.Elapsed.Ticks * 100, interval.MessagesPerSecond, interval.BytesPerSecond, (int)latency.Kind, latency.Samples,
+                    latency.MinNs ?? 0, latency.P50Ns ?? 0, latency.P90Ns ?? 0, latency.P99Ns ?? 0, latency.P999Ns ?? 0, latency.MaxNs ?? 0, latency.MeanNs ?? 0,
                     interval.DaemonCpuPercent, interval.AgentsCpuPercent,
                 ];
                 for (int i = 0; i < values.Length; i++)
@@ -210,20 +209,20 @@ public sealed class ScenarioStore
         transaction.Commit();
     }
 
-    public Scenario? Get(string id)
+    public ScenarioSnapshot? Get(string id)
     {
         using var connection = Open();
         using var command = connection.CreateCommand();
         command.CommandText = "SELECT scenario FROM scenarios WHERE id = $id;";
         command.Parameters.AddWithValue("$id", id);
-        return command.ExecuteScalar() is byte[] bytes ? Scenario.Parser.ParseFrom(bytes) : null;
+        return command.ExecuteScalar() is byte[] bytes ? ScenarioProtos.FromStoredBytes(bytes) : null;
     }
 
     /// <summary>
     /// Up to <paramref name="limit"/> scenarios matching <paramref name="filter"/>, newest first (created_at, then id
     /// descending), strictly after <paramref name="after"/> in that order when given.
     /// </summary>
-    public IReadOnlyList<Scenario> Query(ScenarioFilter filter, ScenarioKey? after, int limit)
+    public IReadOnlyList<ScenarioSnapshot> Query(ScenarioFilter filter, ScenarioKey? after, int limit)
     {
         using var connection = Open();
         using var command = connection.CreateCommand();
@@ -237,7 +236,7 @@ public sealed class ScenarioStore
         if (filter.State is { } state)
         {
             where.Add("state = $state");
-            command.Parameters.AddWithValue("$state", (int)state);
+            command.Parameters.AddWithValue("$state", ScenarioProtos.StoredState(state));
         }
 
         if (filter.CreatedAfter is { } from)
@@ -263,18 +262,18 @@ public sealed class ScenarioStore
             + (where.Count > 0 ? " WHERE " + string.Join(" AND ", where) : string.Empty)
             + " ORDER BY created_at_us DESC, id DESC LIMIT $limit;";
         command.Parameters.AddWithValue("$limit", limit);
-        var scenarios = new List<Scenario>();
+        var scenarios = new List<ScenarioSnapshot>();
         using var reader = command.ExecuteReader();
         while (reader.Read())
         {
-            scenarios.Add(Scenario.Parser.ParseFrom((byte[])reader[0]));
+            scenarios.Add(ScenarioProtos.FromStoredBytes((byte[])reader[0]));
         }
 
         return scenarios;
     }
 
     /// <summary>A scenario's per-tick series, oldest first.</summary>
-    public IReadOnlyList<IntervalStats> Series(string id)
+    public IReadOnlyList<IntervalSample> Series(string id)
     {
         using var connection = Open();
         using var command = connection.CreateCommand();
@@ -284,30 +283,15 @@ public sealed class ScenarioStore
             FROM series WHERE scenario_id = $id ORDER BY elapsed_ns;
             """;
         command.Parameters.AddWithValue("$id", id);
-        var series = new List<IntervalStats>();
+        var series = new List<IntervalSample>();
         using var reader = command.ExecuteReader();
         while (reader.Read())
         {
-            series.Add(new IntervalStats
-            {
-                Elapsed = StatsFormatting.Nanoseconds(reader.GetInt64(0)),
-                MessagesPerSecond = reader.GetDouble(1),
-                BytesPerSecond = reader.GetDouble(2),
-                Latency = new LatencyStats
-                {
-                    Kind = (LatencyKind)reader.GetInt32(3),
-                    Samples = (ulong)reader.GetInt64(4),
-                    Min = StatsFormatting.Nanoseconds(reader.GetInt64(5)),
-                    P50 = StatsFormatting.Nanoseconds(reader.GetInt64(6)),
-                    P90 = StatsFormatting.Nanoseconds(reader.GetInt64(7)),
-                    P99 = StatsFormatting.Nanoseconds(reader.GetInt64(8)),
-                    P999 = StatsFormatting.Nanoseconds(reader.GetInt64(9)),
-                    Max = StatsFormatting.Nanoseconds(reader.GetInt64(10)),
-                    Mean = StatsFormatting.Nanoseconds(reader.GetInt64(11)),
-                },
-                DaemonCpuPercent = reader.GetDouble(12),
-                AgentsCpuPercent = reader.GetDouble(13),
-            });
+            var latency = new LatencySummary(
+                (RunLatencyKind)reader.GetInt32(3), reader.GetInt64(4), reader.GetInt64(5), reader.GetInt64(6), reader.GetInt64(7),
+                reader.GetInt64(8), reader.GetInt64(9), reader.GetInt64(10), reader.GetInt64(11));
+            series.Add(new IntervalSample(
+                TimeSpan.FromTicks(reader.GetInt64(0) / 100), reader.GetDouble(1), reader.GetDouble(2), latency, reader.GetDouble(12), reader.GetDouble(13)));
         }
 
         return series;
@@ -361,14 +345,11 @@ public sealed class ScenarioStore
                 continue;
             }
 
-            var scenario = Scenario.Parser.ParseFrom(bytes);
-            scenario.State = ScenarioState.Failed;
-            scenario.Error = DaemonRestartedError;
-            scenario.EndedAt = Google.Protobuf.WellKnownTypes.Timestamp.FromDateTime(now);
+            var scenario = ScenarioProtos.FromStoredBytes(bytes) with { State = RunState.Failed, Error = DaemonRestartedError, EndedAt = now };
             update.Parameters.Clear();
-            update.Parameters.AddWithValue("$state", (int)ScenarioState.Failed);
+            update.Parameters.AddWithValue("$state", ScenarioProtos.StoredState(RunState.Failed));
             update.Parameters.AddWithValue("$now", ToMicros(now));
-            update.Parameters.AddWithValue("$scenario", scenario.ToByteArray());
+            update.Parameters.AddWithValue("$scenario", ScenarioProtos.ToStoredBytes(scenario));
             update.Parameters.AddWithValue("$id", id);
             update.ExecuteNonQuery();
             failed.Add(id);
@@ -427,15 +408,10 @@ public sealed class ScenarioStore
         return (long)Scalar(connection, "SELECT count(*) FROM scenarios;")!;
     }
 
-    public static bool IsFinished(ScenarioState state) => state is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed;
-
-    public static long ToMicros(Google.Protobuf.WellKnownTypes.Timestamp? timestamp) =>
-        timestamp is null ? 0 : timestamp.Seconds * 1_000_000 + timestamp.Nanos / 1000;
-
     public static long ToMicros(DateTime time) => (time.ToUniversalTime() - DateTime.UnixEpoch).Ticks / 10;
 
-    private static long Nanos(Google.Protobuf.WellKnownTypes.Duration? duration) =>
-        duration is null ? 0 : duration.Seconds * 1_000_000_000 + duration.Nanos;
+    /// <summary>What a series row without latency stores: zeros, as it always has.</summary>
+    private static readonly LatencySummary NoLatency = new(RunLatencyKind.Unspecified, 0, 0, 0, 0, 0, 0, 0, 0);
 
     private SqliteConnection Open()
     {
@@ -471,7 +447,7 @@ public sealed class ScenarioStore
 }
 
 /// <summary>One queued write: a scenario's snapshot, a point of its series, or both; or a latency interval.</summary>
-public sealed record StoreWrite(string ScenarioId, Scenario? Scenario, IntervalStats? Point, HdrInterval? Latency = null);
+public sealed record StoreWrite(string ScenarioId, ScenarioSnapshot? Scenario, IntervalSample? Point, HdrInterval? Latency = null);
 
 /// <summary>
 /// One interval's latency histogram in HdrHistogram's compressed encoding, with its wall-clock bounds (ms since the
@@ -480,11 +456,11 @@ public sealed record StoreWrite(string ScenarioId, Scenario? Scenario, IntervalS
 public sealed record HdrInterval(int Index, long StartMs, long EndMs, byte[] Histogram);
 
 /// <summary>The ListScenarios/ExportScenarios filters, validated; null means "any".</summary>
-public sealed record ScenarioFilter(string? Transport, ScenarioState? State, DateTime? CreatedAfter, DateTime? CreatedBefore)
+public sealed record ScenarioFilter(string? Transport, RunState? State, DateTime? CreatedAfter, DateTime? CreatedBefore)
 {
     public static readonly ScenarioFilter None = new(null, null, null, null);
 
-    public bool Matches(Scenario scenario)
+    public bool Matches(ScenarioSnapshot scenario)
     {
         long created = ScenarioStore.ToMicros(scenario.CreatedAt);
         return (Transport is null || scenario.Spec?.Transport == Transport)
@@ -497,7 +473,7 @@ public sealed record ScenarioFilter(string? Transport, ScenarioState? State, Dat
 /// <summary>A scenario's place in "newest first": created_at (µs), then id, both descending.</summary>
 public readonly record struct ScenarioKey(long CreatedAtMicros, string Id) : IComparable<ScenarioKey>
 {
-    public static ScenarioKey Of(Scenario scenario) => new(ScenarioStore.ToMicros(scenario.CreatedAt), scenario.Id);
+    public static ScenarioKey Of(ScenarioSnapshot scenario) => new(ScenarioStore.ToMicros(scenario.CreatedAt), scenario.Id);
 
     /// <summary>Negative when this key comes first in "newest first" order.</summary>
     public int CompareTo(ScenarioKey other)

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Threading.Channels;
 using IpcBench.Daemon.Core;
-using IpcBench.V1;
+using IpcBench.Daemon.Model;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Persistence;
@@ -196,12 +196,12 @@ public sealed class StoreWriter : IHostedService, IDisposable
             return;
         }
 
-        foreach (var write in batch)
+        for (int i = 0; i < batch.Count; i++)
         {
-            if (write.Scenario is { } scenario && ErrorFor(scenario.Id) is { } error)
+            if (batch[i].Scenario is { } scenario && ErrorFor(scenario.Id) is { } error)
             {
                 // The row says so itself when an earlier write of this scenario was lost.
-                scenario.StorageError = error;
+                batch[i] = batch[i] with { Scenario = scenario with { StorageError = error } };
             }
         }
 
@@ -220,7 +220,7 @@ public sealed class StoreWriter : IHostedService, IDisposable
             return;
         }
 
-        if (batch.Any(w => w.Scenario is { } s && ScenarioStore.IsFinished(s.State)))
+        if (batch.Any(w => w.Scenario is { } s && s.IsFinished))
         {
             ApplyRetention();
         }

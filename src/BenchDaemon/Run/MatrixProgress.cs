@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
-using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 using Spectre.Console;
 using Spectre.Console.Rendering;
@@ -91,7 +92,7 @@ public static class MatrixProgress
             }
 
             double seconds = perScenario.TotalSeconds;
-            double current = ScenarioStore.IsFinished(scenario.State) ? seconds : Math.Min(_current.Elapsed.TotalSeconds, seconds);
+            double current = ScenarioProtos.FromProto(scenario.State).IsFinished() ? seconds : Math.Min(_current.Elapsed.TotalSeconds, seconds);
             _done = (number - 1) * seconds + current;
             _scenario = Describe(number, total, scenario);
             Context?.UpdateTarget(Render());

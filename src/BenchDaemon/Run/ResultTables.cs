@@ -1,6 +1,6 @@
 using System.Globalization;
 using System.Text;
-using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Run;
@@ -76,10 +76,10 @@ public static class ResultTables
     private static string Percent(double value) => value.ToString("0", CultureInfo.InvariantCulture) + " %";
 
     private static string Micros(Google.Protobuf.WellKnownTypes.Duration? duration) =>
-        duration is null ? "–" : (StatsFormatting.ToNanoseconds(duration) / 1000).ToString("0.0", CultureInfo.InvariantCulture);
+        duration is null ? "–" : ((double)ScenarioProtos.ToNanoseconds(duration) / 1000).ToString("0.0", CultureInfo.InvariantCulture);
 
     private static string Nanos(Google.Protobuf.WellKnownTypes.Duration? duration) =>
-        duration is null ? "–" : StatsFormatting.ToNanoseconds(duration).ToString("0", CultureInfo.InvariantCulture) + " ns";
+        duration is null ? "–" : ((double)ScenarioProtos.ToNanoseconds(duration)).ToString("0", CultureInfo.InvariantCulture) + " ns";
 
     private static string Topology(Topology topology) => topology == V1.Topology.Paired ? "paired" : "all-to-all";
 

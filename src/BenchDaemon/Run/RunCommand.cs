@@ -5,7 +5,9 @@ using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Observability;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Schema;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;
@@ -163,7 +165,7 @@ public static class RunCommand
         var validator = services.GetRequiredService<SpecValidator>();
         var store = services.GetRequiredService<StoreWriter>();
         var catalog = services.GetRequiredService<ScenarioCatalog>();
-        var records = new List<ScenarioRecord>();
+        var records = new List<ScenarioResult>();
         for (int i = 0; i < specs.Count && !cancellationToken.IsCancellationRequested; i++)
         {
             ScenarioRun run;
@@ -186,13 +188,13 @@ public static class RunCommand
                     await run.Completion.ConfigureAwait(false);
                 }
 
-                progress.Update(i + 1, run.Snapshot());
+                progress.Update(i + 1, ScenarioProtos.ToProto(run.Snapshot()));
             }
 
             // The series comes from the database, as ExportScenarios reads it: wait until this scenario's points are in.
             await store.FlushAsync(CancellationToken.None).ConfigureAwait(false);
             var scenario = run.Snapshot();
-            results.Add(scenario);
+            results.Add(ScenarioProtos.ToProto(scenario));
             records.Add(catalog.Record(scenario));
             // Rewritten after every scenario: an interrupted matrix still leaves the results of those that ran.
             await WriteResultsAsync(outputDirectory, records, catalog).ConfigureAwait(false);
@@ -205,7 +207,7 @@ public static class RunCommand
         Environment.GetEnvironmentVariables().Cast<System.Collections.DictionaryEntry>()
             .ToDictionary(e => (string)e.Key, e => e.Value as string ?? string.Empty, StringComparer.Ordinal);
 
-    private static async Task WriteResultsAsync(string directory, IReadOnlyList<ScenarioRecord> records, ScenarioCatalog catalog)
+    private static async Task WriteResultsAsync(string directory, IReadOnlyList<ScenarioResult> records, ScenarioCatalog catalog)
     {
         var hdrLog = ScenarioExporter.HdrLog([.. records.Select(r => (r.Scenario.Id, catalog.LatencyIntervals(r.Scenario.Id)))]);
         await File.WriteAllTextAsync(Path.Combine(directory, "results.hlog"), hdrLog).ConfigureAwait(false);

@@ -1,5 +1,6 @@
 using System.Globalization;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Scenarios;

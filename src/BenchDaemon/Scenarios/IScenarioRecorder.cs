@@ -1,5 +1,5 @@
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
-using IpcBench.V1;
 
 namespace IpcBench.Daemon.Scenarios;
 
@@ -8,7 +8,7 @@ public interface IScenarioRecorder
 {
     void Changed(ScenarioRun run);
 
-    void Interval(ScenarioRun run, IntervalStats interval);
+    void Interval(ScenarioRun run, IntervalSample interval);
 
     /// <summary>An interval's latency histogram, for the .hlog export; the last one of a run may be shorter than a tick.</summary>
     void LatencyInterval(ScenarioRun run, HdrInterval interval);
@@ -24,7 +24,7 @@ public sealed class StoreRecorder(StoreWriter writer) : IScenarioRecorder
 {
     public void Changed(ScenarioRun run) => writer.Enqueue(run.Id, () => new StoreWrite(run.Id, run.Snapshot(), null));
 
-    public void Interval(ScenarioRun run, IntervalStats interval) => writer.Enqueue(run.Id, () => new StoreWrite(run.Id, run.Snapshot(), interval));
+    public void Interval(ScenarioRun run, IntervalSample interval) => writer.Enqueue(run.Id, () => new StoreWrite(run.Id, run.Snapshot(), interval));
 
     public void LatencyInterval(ScenarioRun run, HdrInterval interval) => writer.Enqueue(run.Id, () => new StoreWrite(run.Id, null, null, interval));
 

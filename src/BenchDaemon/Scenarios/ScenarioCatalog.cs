@@ -1,6 +1,6 @@
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
-using IpcBench.V1;
 using Microsoft.Data.Sqlite;
 
 namespace IpcBench.Daemon.Scenarios;
@@ -12,10 +12,10 @@ namespace IpcBench.Daemon.Scenarios;
 public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter writer, ILogger<ScenarioCatalog> logger)
 {
     /// <param name="field">The request field <paramref name="id"/> came from, as errors name it.</param>
-    public Scenario Get(string id, string field = "id") => Find(id, field).Scenario;
+    public ScenarioSnapshot Get(string id, string field = "id") => Find(id, field).Scenario;
 
     /// <summary>The run while it runs, and the scenario as it is now; NOT_FOUND when neither memory nor the database has it.</summary>
-    public (ScenarioRun? Run, Scenario Scenario) Find(string id, string field = "id")
+    public (ScenarioRun? Run, ScenarioSnapshot Scenario) Find(string id, string field = "id")
     {
         if (string.IsNullOrEmpty(id))
         {
@@ -32,14 +32,14 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
     }
 
     /// <summary>A page, newest first, and whether more follow it.</summary>
-    public (IReadOnlyList<Scenario> Scenarios, bool More) List(ScenarioFilter filter, ScenarioKey? after, int pageSize)
+    public (IReadOnlyList<ScenarioSnapshot> Scenarios, bool More) List(ScenarioFilter filter, ScenarioKey? after, int pageSize)
     {
         var live = scenarios.List().Select(s => s.Snapshot(writer.ErrorFor))
             .Where(s => filter.Matches(s) && (after is not { } a || ScenarioKey.Of(s).CompareTo(a) > 0));
         // One more than a page tells whether another page follows; the newest page of the union of both sources is
         // within the live ones and the page + 1 newest stored ones.
         var stored = Read(store => store.Query(filter, after, pageSize + 1)) ?? [];
-        var merged = new Dictionary<string, Scenario>(StringComparer.Ordinal);
+        var merged = new Dictionary<string, ScenarioSnapshot>(StringComparer.Ordinal);
         foreach (var scenario in stored)
         {
             merged[scenario.Id] = scenario;
@@ -55,12 +55,7 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
     }
 
     /// <summary>A scenario with its per-second series, as exports carry it.</summary>
-    public ScenarioRecord Record(Scenario scenario)
-    {
-        var record = new ScenarioRecord { Scenario = scenario };
-        record.Series.AddRange(Read(store => store.Series(scenario.Id)) ?? []);
-        return record;
-    }
+    public ScenarioResult Record(ScenarioSnapshot scenario) => new(scenario, Read(store => store.Series(scenario.Id)) ?? []);
 
     /// <summary>A scenario's per-second latency histograms, as the .hlog export carries them; none without a database.</summary>
     public IReadOnlyList<HdrInterval> LatencyIntervals(string id) => Read(store => store.LatencyIntervals(id)) ?? [];

@@ -1,4 +1,4 @@
-using IpcBench.V1;
+using IpcBench.Daemon.Model;
 
 namespace IpcBench.Daemon.Scenarios;
 
@@ -31,17 +31,16 @@ public sealed class ScenarioEntry
     public bool IsCompleted => Live is not { } run || run.Completion.IsCompleted;
 
     /// <summary>The scenario as of now; once finished, a copy of its final record.</summary>
-    public Scenario Snapshot(Func<string, string?> storageError)
+    public ScenarioSnapshot Snapshot(Func<string, string?> storageError)
     {
         if (Live is { } run)
         {
             return run.Snapshot();
         }
 
-        var final = Volatile.Read(ref _finished)!.Scenario.Clone();
+        var final = Volatile.Read(ref _finished)!.Scenario;
         // A write of the final record may fail after the run has gone: the store's word is the latest.
-        final.StorageError = storageError(Id) ?? final.StorageError;
-        return final;
+        return storageError(Id) is { } error ? final with { StorageError = error } : final;
     }
 
     public ScenarioMetricsSnapshot ReadMetrics() => Live is { } run ? run.ReadMetrics() : Volatile.Read(ref _finished)!.Metrics;
@@ -54,5 +53,5 @@ public sealed class ScenarioEntry
         Volatile.Write(ref _run, null);
     }
 
-    private sealed record Finished(Scenario Scenario, ScenarioMetricsSnapshot Metrics);
+    private sealed record Finished(ScenarioSnapshot Scenario, ScenarioMetricsSnapshot Metrics);
 }

@@ -2,7 +2,7 @@ using System.Collections.Concurrent;
 using System.Security.Cryptography;
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Core;
-using IpcBench.V1;
+using IpcBench.Daemon.Model;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Scenarios;

@@ -1,8 +1,7 @@
-using Google.Protobuf.WellKnownTypes;
 using HdrHistogram;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
-using IpcBench.V1;
 using IpcBench.Workload;
 
 namespace IpcBench.Daemon.Scenarios;
@@ -64,7 +63,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     }
 
     /// <summary>The second that just passed, as the live snapshot and the stored series show it.</summary>
-    public IntervalStats Tick(long nowNs)
+    public IntervalSample Tick(long nowNs)
     {
         var latency = TakeLatencyInterval();
         RecordLatencyInterval(latency);
@@ -72,16 +71,14 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         var daemon = ProcessMetrics.Take();
         double agentsCpu = topology.AgentsCpuSeconds;
         double seconds = (daemon.TakenAtNs - _tickDaemon.TakenAtNs) / 1e9;
-        var interval = new IntervalStats
-        {
-            Elapsed = Duration.FromTimeSpan(TimeSpan.FromTicks((nowNs - _startedNs) / 100)),
-            MessagesPerSecond = rate,
-            BytesPerSecond = rate * spec.PayloadBytes,
-            Latency = StatsFormatting.ToLatency(latency, spec.RoundTrip),
-            DaemonCpuPercent = ProcessMetrics.CpuPercent(_tickDaemon, daemon),
+        var interval = new IntervalSample(
+            TimeSpan.FromTicks((nowNs - _startedNs) / 100),
+            rate,
+            rate * spec.PayloadBytes,
+            StatsFormatting.ToLatency(latency, spec.RoundTrip),
+            ProcessMetrics.CpuPercent(_tickDaemon, daemon),
             // Agents report once a second on their own clock: a tick may see one report more or fewer than the last.
-            AgentsCpuPercent = seconds > 0 ? Math.Max(0, agentsCpu - _tickAgentsCpuSeconds) / seconds * 100 : 0,
-        };
+            seconds > 0 ? Math.Max(0, agentsCpu - _tickAgentsCpuSeconds) / seconds * 100 : 0);
         _tickDaemon = daemon;
         _tickAgentsCpuSeconds = agentsCpu;
         lock (_gate)
@@ -129,52 +126,37 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     }
 
     /// <summary>The result as of now.</summary>
-    public ScenarioStats BuildStats()
+    public RunStats BuildStats()
     {
         var counters = topology.Subscribers.Aggregate(default(ReceiverCounters), (sum, s) => sum + s.Counters);
         var publishers = topology.PublisherCounters();
         long sent = publishers.Sum(p => p.Sent);
         long expected = sent * spec.SubscribersPerPublisher;
         double measuredSeconds = MeasuredSeconds;
-        var stats = new ScenarioStats
-        {
-            MessagesSent = (ulong)sent,
-            MessagesReceived = (ulong)counters.Received,
-            MessagesExpected = (ulong)expected,
-            MessagesLost = (ulong)Math.Max(0, expected - (counters.Received - counters.Duplicated)),
-            MessagesCorrupted = (ulong)(counters.Corrupted + publishers.Sum(p => p.BadEchoes)),
-            MessagesDuplicated = (ulong)counters.Duplicated,
-            MeasuredMessages = (ulong)counters.MeasuredReceived,
-            MeasuredDuration = Duration.FromTimeSpan(TimeSpan.FromTicks((long)(measuredSeconds * TimeSpan.TicksPerSecond))),
-            MessagesPerSecond = measuredSeconds > 0 ? counters.MeasuredReceived / measuredSeconds : 0,
-            BytesPerSecond = measuredSeconds > 0 ? counters.MeasuredBytes / measuredSeconds : 0,
-        };
+        LatencySummary latency;
         lock (_gate)
         {
-            stats.Latency = StatsFormatting.ToLatency(_totalLatency, spec.RoundTrip);
+            latency = StatsFormatting.ToLatency(_totalLatency, spec.RoundTrip);
         }
 
         var now = ProcessMetrics.Take();
         var daemonStart = _daemonAtStart ?? now;
         var daemonEnd = _daemonAtEnd ?? now;
-        stats.Processes.Add(new ProcessStats
-        {
-            Role = "daemon",
-            Index = -1,
-            Pid = Environment.ProcessId,
-            CpuSeconds = daemonEnd.CpuSeconds - daemonStart.CpuSeconds,
-            CpuPercent = ProcessMetrics.CpuPercent(daemonStart, daemonEnd),
-            PeakRssBytes = now.PeakRssBytes,
-        });
-        foreach (var subscriber in topology.Subscribers)
-        {
-            if (subscriber.Process is { } process)
-            {
-                stats.Processes.Add(process);
-            }
-        }
-
-        return stats;
+        var daemon = new ProcessUsage(ProcessUsage.DaemonRole, -1, Environment.ProcessId, daemonEnd.CpuSeconds - daemonStart.CpuSeconds,
+            ProcessMetrics.CpuPercent(daemonStart, daemonEnd), (long)now.PeakRssBytes);
+        return new RunStats(
+            MessagesSent: sent,
+            MessagesReceived: counters.Received,
+            MessagesLost: Math.Max(0, expected - (counters.Received - counters.Duplicated)),
+            MessagesCorrupted: counters.Corrupted + publishers.Sum(p => p.BadEchoes),
+            MessagesDuplicated: counters.Duplicated,
+            MessagesExpected: expected,
+            MessagesPerSecond: measuredSeconds > 0 ? counters.MeasuredReceived / measuredSeconds : 0,
+            BytesPerSecond: measuredSeconds > 0 ? counters.MeasuredBytes / measuredSeconds : 0,
+            MeasuredMessages: counters.MeasuredReceived,
+            MeasuredDuration: TimeSpan.FromTicks((long)(measuredSeconds * TimeSpan.TicksPerSecond)),
+            Latency: latency,
+            Processes: [daemon, .. topology.Subscribers.Select(s => s.Process).OfType<ProcessUsage>()]);
     }
 
     /// <summary>Latency recorded since the previous call, in a histogram reused from tick to tick (one thread calls this).</summary>

@@ -1,4 +1,5 @@
 using HdrHistogram;
+using IpcBench.Daemon.Model;
 using IpcBench.V1;
 using IpcBench.Workload;
 
@@ -11,7 +12,7 @@ namespace IpcBench.Daemon.Scenarios;
 public sealed record ScenarioMetricsSnapshot(
     string Id,
     ResolvedSpec Spec,
-    ScenarioState State,
+    RunState State,
     DateTime CreatedAt,
     DateTime? StartedAt,
     DateTime? EndedAt,

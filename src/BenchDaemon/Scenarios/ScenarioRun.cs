@@ -1,7 +1,6 @@
 using System.Diagnostics;
-using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Core;
-using IpcBench.V1;
+using IpcBench.Daemon.Model;
 using IpcBench.Workload;
 
 namespace IpcBench.Daemon.Scenarios;
@@ -23,22 +22,24 @@ public sealed class ScenarioRun
     private readonly FailureLog _failures = new();
     private readonly ScenarioTopology _topology;
     private readonly ScenarioMeter _meter;
+    private readonly RunSpec _runSpec;
     private ScenarioTrace? _trace;
-    private ScenarioState _state = ScenarioState.Pending;
+    private RunState _state = RunState.Pending;
     private string _error = string.Empty;
-    private Timestamp? _startedAt;
-    private Timestamp? _endedAt;
-    private EnvironmentInfo? _environment;
-    private IntervalStats? _lastInterval;
-    private ScenarioStats? _finalStats;
+    private DateTime? _startedAt;
+    private DateTime? _endedAt;
+    private RunEnvironment? _environment;
+    private IntervalSample? _lastInterval;
+    private RunStats? _finalStats;
     private ScenarioMetricsSnapshot? _finalMetrics;
 
     public ScenarioRun(string id, ResolvedSpec spec, ScenarioServices services)
     {
         Id = id;
         Spec = spec;
+        _runSpec = spec.ToRunSpec();
         _services = services;
-        CreatedAt = Timestamp.FromDateTime(DateTime.UtcNow);
+        CreatedAt = DateTime.UtcNow;
         StartedBy = Activity.Current?.Context;
         _topology = new ScenarioTopology(id, spec, services, _failures, _abort.Token);
         _meter = new ScenarioMeter(spec, _topology, interval => services.Recorder.LatencyInterval(this, interval));
@@ -54,12 +55,12 @@ public sealed class ScenarioRun
 
     public ResolvedSpec Spec { get; }
 
-    public Timestamp CreatedAt { get; }
+    public DateTime CreatedAt { get; }
 
     /// <summary>Completes when the scenario reached COMPLETED, STOPPED or FAILED and released everything it held.</summary>
     public Task Completion => _completed.Task;
 
-    public ScenarioState State
+    public RunState State
     {
         get
         {
@@ -70,7 +71,7 @@ public sealed class ScenarioRun
         }
     }
 
-    public bool IsFinished => State is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed;
+    public bool IsFinished => State.IsFinished();
 
     private ILogger Logger => _services.Logger;
 
@@ -85,7 +86,7 @@ public sealed class ScenarioRun
         {
             Logger.LogInformation("Scenario {ScenarioId} starting: {Transport} {Publishers}:{Subscribers} {PayloadBytes} B {Topology} {Access} {Mode} {Wait}",
                 Id, Spec.Transport.Id, Spec.Publishers, Spec.Subscribers, Spec.PayloadBytes, Spec.Topology, Spec.PayloadAccess, Spec.Mode, Spec.WaitMode);
-            SetState(ScenarioState.Starting);
+            SetState(RunState.Starting);
             trace.BeginPhase("start");
             var environment = await Task.Run(EnvironmentProbe.Read).ConfigureAwait(false);
             lock (_gate)
@@ -105,7 +106,7 @@ public sealed class ScenarioRun
                 stoppedByUser = true;
             }
 
-            Finish(stoppedByUser ? ScenarioState.Stopped : ScenarioState.Completed, string.Empty);
+            Finish(stoppedByUser ? RunState.Stopped : RunState.Completed, string.Empty);
         }
         catch (Exception e)
         {
@@ -113,7 +114,7 @@ public sealed class ScenarioRun
             Logger.LogError("Scenario {ScenarioId} failed: {Error}", Id, error);
             _abort.Cancel();
             _topology.StopPublishers(join: false);
-            Finish(ScenarioState.Failed, error);
+            Finish(RunState.Failed, error);
         }
         finally
         {
@@ -136,12 +137,12 @@ public sealed class ScenarioRun
         _meter.Start(MonotonicClock.NowNs(), warmupNs);
         lock (_gate)
         {
-            _startedAt = Timestamp.FromDateTime(DateTime.UtcNow);
+            _startedAt = DateTime.UtcNow;
         }
 
         _topology.CreatePublishers(_meter.Window);
         _ = _topology.WatchHeartbeatsAsync();
-        SetState(warmupNs > 0 ? ScenarioState.WarmingUp : ScenarioState.Running);
+        SetState(warmupNs > 0 ? RunState.WarmingUp : RunState.Running);
         _trace?.BeginPhase(warmupNs > 0 ? "warmup" : "run");
         _topology.StartPublishers();
 
@@ -163,7 +164,7 @@ public sealed class ScenarioRun
             if (!_meter.Measuring && now >= measureFromNs)
             {
                 _meter.BeginMeasuring();
-                SetState(ScenarioState.Running);
+                SetState(RunState.Running);
                 _trace?.BeginPhase("run");
             }
 
@@ -189,7 +190,7 @@ public sealed class ScenarioRun
 
     private async Task TearDownMeasurementAsync()
     {
-        SetState(ScenarioState.Stopping);
+        SetState(RunState.Stopping);
         _trace?.BeginPhase("stop");
         _meter.End();
         _topology.StopPublishers(join: true);
@@ -198,7 +199,7 @@ public sealed class ScenarioRun
         _meter.AddTail();
     }
 
-    private void SetState(ScenarioState state)
+    private void SetState(RunState state)
     {
         lock (_gate)
         {
@@ -211,7 +212,7 @@ public sealed class ScenarioRun
     }
 
     /// <summary>The final state, with the result as it stands (whatever was measured before a failure, too).</summary>
-    private void Finish(ScenarioState state, string error)
+    private void Finish(RunState state, string error)
     {
         var stats = _meter.BuildStats();
         lock (_gate)
@@ -219,7 +220,7 @@ public sealed class ScenarioRun
             _finalStats = stats;
             _state = state;
             _error = error;
-            _endedAt = Timestamp.FromDateTime(DateTime.UtcNow);
+            _endedAt = DateTime.UtcNow;
         }
 
         _services.Recorder.Changed(this);
@@ -237,23 +238,23 @@ public sealed class ScenarioRun
         }
 
         bool completed = _completed.Task.IsCompleted;
-        ScenarioState state;
+        RunState state;
         DateTime? startedAt;
         DateTime? endedAt;
         lock (_gate)
         {
             state = _state;
-            startedAt = _startedAt?.ToDateTime();
-            endedAt = _endedAt?.ToDateTime();
+            startedAt = _startedAt;
+            endedAt = _endedAt;
         }
 
         var publishers = _topology.PublisherCounters();
         var latency = _meter.LatencyBuckets();
-        SubscriberMetrics[] subscribers = state is ScenarioState.Pending or ScenarioState.Starting
+        SubscriberMetrics[] subscribers = state is RunState.Pending or RunState.Starting
             ? []
             : [.. _topology.Subscribers.Select(s => new SubscriberMetrics(s.Index, s.Counters, s.LatestProcessSample))];
         var metrics = new ScenarioMetricsSnapshot(
-            Id, Spec, state, CreatedAt.ToDateTime(), startedAt, endedAt, _meter.MeasuredSeconds,
+            Id, Spec, state, CreatedAt, startedAt, endedAt, _meter.MeasuredSeconds,
             subscribers.Sum(s => s.Counters.MeasuredReceived), subscribers.Sum(s => s.Counters.MeasuredBytes),
             publishers, subscribers, latency);
         if (completed)
@@ -265,33 +266,14 @@ public sealed class ScenarioRun
     }
 
     /// <summary>The scenario as the control plane and the store show it, as of now.</summary>
-    public Scenario Snapshot()
+    public ScenarioSnapshot Snapshot()
     {
         lock (_gate)
         {
-            var scenario = new Scenario
-            {
-                Id = Id,
-                Spec = Spec.ToProto(),
-                State = _state,
-                Error = _error,
-                CreatedAt = CreatedAt,
-                StartedAt = _startedAt,
-                EndedAt = _endedAt,
-                Environment = _environment,
-                LastInterval = _lastInterval,
-                StorageError = _services.Recorder.ErrorFor(Id) ?? string.Empty,
-            };
-            if (_finalStats is not null)
-            {
-                scenario.Stats = _finalStats;
-            }
-            else if (_state is not ScenarioState.Pending and not ScenarioState.Starting)
-            {
-                scenario.Stats = _meter.BuildStats();
-            }
-
-            return scenario;
+            var stats = _finalStats ?? (_state is RunState.Pending or RunState.Starting ? null : _meter.BuildStats());
+            return new ScenarioSnapshot(
+                Id, _runSpec, _state, _error, CreatedAt, _startedAt, _endedAt, stats, _environment, _lastInterval,
+                _services.Recorder.ErrorFor(Id) ?? string.Empty);
         }
     }
 }

@@ -1,9 +1,9 @@
 using HdrHistogram;
 using IpcBench.Daemon.Agents;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Subscribers;
 using IpcBench.Transports;
-using IpcBench.V1;
 using IpcBench.Workload;
 using IpcBench.Workload.Placement;
 
@@ -70,7 +70,7 @@ internal sealed class ScenarioTopology(
             var setup = SubscriberSetupResolver.Resolve(spec, services.Runtime.TransportEnvironment, Options, scenarioId, s, addresses);
             if (transport.Capabilities.CrossProcess)
             {
-                var session = new AgentSession(scenarioId, s, new Assignment { Setup = setup }, (message, isCause) => failures.Fail(isCause ? 3 : 2, message), services.Logger);
+                var session = new AgentSession(scenarioId, s, setup, (message, isCause) => failures.Fail(isCause ? 3 : 2, message), services.Logger);
                 _subscribers.Add(session);
                 services.Agents.Add(session);
                 services.Launcher.Launch(session);

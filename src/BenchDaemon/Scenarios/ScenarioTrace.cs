@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using IpcBench.Daemon.Core;
-using IpcBench.V1;
+using IpcBench.Daemon.Model;
 
 namespace IpcBench.Daemon.Scenarios;
 
@@ -33,10 +33,10 @@ internal sealed class ScenarioTrace : IDisposable
         _phase = _activity is { } parent ? Telemetry.Source.StartActivity(name, ActivityKind.Internal, parent.Context) : null;
     }
 
-    public void StateChanged(ScenarioState state) => _activity?.AddEvent(new ActivityEvent(state.ToString()));
+    public void StateChanged(RunState state) => _activity?.AddEvent(new ActivityEvent(state.ToString()));
 
     /// <summary>Ends the phase and tags the scenario's span with how it ended.</summary>
-    public void End(ScenarioState state, string error, ScenarioStats? stats)
+    public void End(RunState state, string error, RunStats? stats)
     {
         _phase?.Dispose();
         _phase = null;
@@ -48,13 +48,13 @@ internal sealed class ScenarioTrace : IDisposable
         activity.SetTag("ipcbench.scenario.state", state.ToString());
         if (stats is not null)
         {
-            activity.SetTag("ipcbench.messages_sent", (long)stats.MessagesSent)
-                .SetTag("ipcbench.messages_received", (long)stats.MessagesReceived)
-                .SetTag("ipcbench.messages_lost", (long)stats.MessagesLost)
+            activity.SetTag("ipcbench.messages_sent", stats.MessagesSent)
+                .SetTag("ipcbench.messages_received", stats.MessagesReceived)
+                .SetTag("ipcbench.messages_lost", stats.MessagesLost)
                 .SetTag("ipcbench.messages_per_second", stats.MessagesPerSecond);
         }
 
-        if (state == ScenarioState.Failed)
+        if (state == RunState.Failed)
         {
             activity.SetStatus(ActivityStatusCode.Error, error);
         }

@@ -1,4 +1,5 @@
 using HdrHistogram;
+using IpcBench.Daemon.Model;
 using IpcBench.V1;
 using IpcBench.Workload;
 
@@ -27,7 +28,7 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
     public abstract ReceiverCounters Counters { get; }
 
     /// <summary>Set when the subscriber process reported its own resource use.</summary>
-    public virtual ProcessStats? Process => null;
+    public virtual ProcessUsage? Process => null;
 
     /// <summary>The subscriber process's latest raw sample (CPU, memory, GC since it started), for /metrics.</summary>
     public virtual ProcessSample? LatestProcessSample => null;

@@ -1,6 +1,7 @@
 using System.Globalization;
 using HdrHistogram;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 using IpcBench.Workload;
 
@@ -31,7 +32,7 @@ internal static class HdrLogAssertions
 
             var reported = scenario.Stats.Latency;
             Assert.True(total.TotalCount > 0, $"no latency in the log for {scenario.Id} ({scenario.Spec.Transport})");
-            Assert.Equal(reported, StatsFormatting.ToLatency(total, reported.Kind == LatencyKind.RoundTrip));
+            Assert.Equal(reported, ScenarioProtos.ToProto(StatsFormatting.ToLatency(total, reported.Kind == LatencyKind.RoundTrip)));
         }
     }
 

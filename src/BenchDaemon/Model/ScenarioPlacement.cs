@@ -1,6 +1,6 @@
 using IpcBench.Workload.Placement;
 
-namespace IpcBench.Daemon.Scenarios;
+namespace IpcBench.Daemon.Model;
 
 /// <summary>
 /// Where a scenario's hot loops run, validated: publisher i on the i-th CPU of <see cref="PublisherCpus"/> and

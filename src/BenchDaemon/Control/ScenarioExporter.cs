@@ -2,15 +2,18 @@ using System.Globalization;
 using System.Text;
 using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
-using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 using IpcBench.Workload;
 
-namespace IpcBench.Daemon.Persistence;
+namespace IpcBench.Daemon.Control;
 
 /// <summary>
 /// The documents ExportScenarios answers with and `run --out` writes (results.json, results.csv, results-series.csv,
-/// results.hlog): one code path, so a file from either is read the same way.
+/// results.hlog): one code path, so a file from either is read the same way. Views of the engine's records through
+/// the one mapping (<see cref="ScenarioProtos"/>): the JSON is proto JSON of <see cref="ScenarioExport"/>.
 /// </summary>
 public static class ScenarioExporter
 {
@@ -24,10 +27,10 @@ public static class ScenarioExporter
         .WithFormatDefaultValues(true)
         .WithPreserveProtoFieldNames(true));
 
-    public static string Json(IReadOnlyList<ScenarioRecord> records, DateTime exportedAt)
+    public static string Json(IReadOnlyList<ScenarioResult> results, DateTime exportedAt)
     {
         var export = new ScenarioExport { ExportedAt = Timestamp.FromDateTime(exportedAt.ToUniversalTime()) };
-        export.Scenarios.AddRange(records);
+        export.Scenarios.AddRange(results.Select(ScenarioProtos.ToProto));
         return Formatter.Format(export) + "\n";
     }
 
@@ -88,8 +91,9 @@ public static class ScenarioExporter
         "daemon_cpu_percent", "agents_cpu_percent",
     ];
 
-    public static string SummaryCsv(IReadOnlyList<ScenarioRecord> records)
+    public static string SummaryCsv(IReadOnlyList<ScenarioResult> results)
     {
+        var records = results.Select(ScenarioProtos.ToProto);
         var csv = new StringBuilder();
         Row(csv, SummaryHeader);
         foreach (var record in records)
@@ -124,8 +128,9 @@ public static class ScenarioExporter
         return csv.ToString();
     }
 
-    public static string SeriesCsv(IReadOnlyList<ScenarioRecord> records)
+    public static string SeriesCsv(IReadOnlyList<ScenarioResult> results)
     {
+        var records = results.Select(ScenarioProtos.ToProto);
         var csv = new StringBuilder();
         Row(csv, SeriesHeader);
         foreach (var record in records)
@@ -179,10 +184,10 @@ public static class ScenarioExporter
         time is null ? string.Empty : time.ToDateTime().ToString("yyyy-MM-dd'T'HH:mm:ss.ffffff'Z'", CultureInfo.InvariantCulture);
 
     private static string Seconds(Duration? duration) =>
-        duration is null ? string.Empty : Number(StatsFormatting.ToNanoseconds(duration) / 1e9);
+        duration is null ? string.Empty : Number(ScenarioProtos.ToNanoseconds(duration) / 1e9);
 
     private static string Nanos(Duration? duration) =>
-        duration is null ? string.Empty : ((long)StatsFormatting.ToNanoseconds(duration)).ToString(CultureInfo.InvariantCulture);
+        duration is null ? string.Empty : ScenarioProtos.ToNanoseconds(duration).ToString(CultureInfo.InvariantCulture);
 
     private static string Int(long value) => value.ToString(CultureInfo.InvariantCulture);
 

@@ -1,13 +1,14 @@
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
 using IpcBench.Transports;
 using IpcBench.V1;
 using IpcBench.Workload;
 
-namespace IpcBench.Daemon.Scenarios;
+namespace IpcBench.Daemon.Agents;
 
 /// <summary>
-/// Resolves a subscriber's whole set-up once, here in the daemon: what an agent is sent and what an in-process
-/// subscriber is built from (<see cref="SubscriberHost.Connect(ITransport, SubscriberSetup, CancellationToken)"/>).
+/// Resolves a subscriber's whole set-up once, here in the daemon, in the agents' wire format (agent.proto, whose
+/// enums control.proto declares): what an agent is sent and what an in-process subscriber is built from (<see cref="SubscriberHost.Connect(ITransport, SubscriberSetup, CancellationToken)"/>).
 /// </summary>
 public static class SubscriberSetupResolver
 {
@@ -28,8 +29,8 @@ public static class SubscriberSetupResolver
             MessageBytes = spec.MaxMessageBytes,
             PayloadBytes = spec.PayloadBytes,
             WaitStrategy = WaitStrategies.ToProto(spec.WaitMode),
-            Mode = spec.Mode,
-            PayloadAccess = spec.PayloadAccess,
+            Mode = spec.Mode == RunMode.RoundTrip ? Mode.RoundTrip : Mode.Stream,
+            PayloadAccess = spec.FullPayload ? PayloadAccess.Full : PayloadAccess.HeaderOnly,
             RuntimeDirectory = environment.RuntimeDirectory,
             OwnerPid = environment.OwnerPid,
             SharedMemoryDirectory = options.SharedMemoryDirectory,

@@ -1,8 +1,7 @@
 using IpcBench.Transports;
-using IpcBench.V1;
 using IpcBench.Workload;
 
-namespace IpcBench.Daemon.Scenarios;
+namespace IpcBench.Daemon.Model;
 
 /// <summary>A validated scenario spec with every default resolved: what the engine runs.</summary>
 public sealed record ResolvedSpec(
@@ -13,9 +12,9 @@ public sealed record ResolvedSpec(
     TimeSpan? Duration,
     TimeSpan Warmup,
     double RatePerPublisher,
-    Topology Topology,
-    PayloadAccess PayloadAccess,
-    Mode Mode,
+    RunTopology Topology,
+    RunPayloadAccess PayloadAccess,
+    RunMode Mode,
     WaitMode WaitMode,
     string Name,
     int LatencySampleEvery)
@@ -23,11 +22,11 @@ public sealed record ResolvedSpec(
     /// <summary>CPUs, priority and memory locking of the hot loops; <see cref="ScenarioPlacement.None"/> when the spec sets none.</summary>
     public ScenarioPlacement Placement { get; init; } = ScenarioPlacement.None;
 
-    public bool FullPayload => PayloadAccess == PayloadAccess.Full;
+    public bool FullPayload => PayloadAccess == RunPayloadAccess.Full;
 
-    public bool RoundTrip => Mode == Mode.RoundTrip;
+    public bool RoundTrip => Mode == RunMode.RoundTrip;
 
-    public bool Paired => Topology == Topology.Paired;
+    public bool Paired => Topology == RunTopology.Paired;
 
     public int MaxMessageBytes => MessageHeader.MessageBytes(PayloadBytes);
 
@@ -47,38 +46,15 @@ public sealed record ResolvedSpec(
     /// <summary>Agent processes the scenario starts: one per subscriber, none for in-process transports.</summary>
     public int AgentProcesses => Transport.Capabilities.CrossProcess ? Subscribers : 0;
 
-    /// <summary>The spec echoed back to users, defaults filled in.</summary>
-    public ScenarioSpec ToProto()
+    /// <summary>The spec as the scenario's record keeps it and users see it echoed: defaults filled in.</summary>
+    public RunSpec ToRunSpec() => new(
+        Transport.Id, Publishers, Subscribers, PayloadBytes, Duration, Warmup, RatePerPublisher, Topology, PayloadAccess, Mode, WaitMode, Name,
+        LatencySampleEvery)
     {
-        var spec = new ScenarioSpec
-        {
-            Transport = Transport.Id,
-            Publishers = Publishers,
-            Subscribers = Subscribers,
-            PayloadBytes = PayloadBytes,
-            Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(Warmup),
-            RatePerPublisher = RatePerPublisher,
-            Topology = Topology,
-            PayloadAccess = PayloadAccess,
-            Mode = Mode,
-            WaitStrategy = WaitStrategies.ToProto(WaitMode),
-            Name = Name,
-            LatencySampleEvery = LatencySampleEvery,
-            PublisherCpus = Placement.PublisherCpus.ToString(),
-            SubscriberCpus = Placement.SubscriberCpus.ToString(),
-            RealtimePriority = Placement.RealtimePriority,
-            LockMemory = Placement.LockMemory,
-        };
-        if (Placement.MaxNoisePercent is { } maxNoise)
-        {
-            spec.MaxNoisePercent = maxNoise;
-        }
-
-        if (Duration is { } duration)
-        {
-            spec.Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(duration);
-        }
-
-        return spec;
-    }
+        PublisherCpus = Placement.PublisherCpus.ToString(),
+        SubscriberCpus = Placement.SubscriberCpus.ToString(),
+        RealtimePriority = Placement.RealtimePriority,
+        LockMemory = Placement.LockMemory,
+        MaxNoisePercent = Placement.MaxNoisePercent,
+    };
 }
