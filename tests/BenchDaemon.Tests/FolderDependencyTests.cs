@@ -15,16 +15,18 @@ public sealed partial class FolderDependencyTests
     {
         ["Program"] = ["Cli"],
         ["Cli"] = ["Run", "Hosting", "Observability"],
-        ["Run"] = ["Hosting", "Observability", "Control", "Scenarios", "Agents", "Persistence", "Reports", "Core"],
-        ["Hosting"] = ["Observability", "Control", "Scenarios", "Agents", "Persistence", "Reports", "Core"],
-        ["Observability"] = ["Control", "Scenarios", "Persistence", "Reports", "Core"],
-        ["Control"] = ["Scenarios", "Agents", "Persistence", "Reports", "Core"],
-        ["Scenarios"] = ["Agents", "Subscribers", "Persistence", "Reports", "Core"],
-        ["Agents"] = ["Subscribers", "Core"],
-        ["Subscribers"] = ["Core"],
-        ["Persistence"] = ["Core"],
+        ["Run"] = ["Hosting", "Observability", "Control", "Scenarios", "Agents", "Persistence", "Reports", "Schema", "Model", "Core"],
+        ["Hosting"] = ["Observability", "Control", "Scenarios", "Agents", "Persistence", "Reports", "Schema", "Model", "Core"],
+        ["Observability"] = ["Control", "Scenarios", "Persistence", "Reports", "Model", "Core"],
+        ["Control"] = ["Scenarios", "Agents", "Persistence", "Reports", "Schema", "Model", "Core"],
+        ["Scenarios"] = ["Agents", "Subscribers", "Persistence", "Reports", "Model", "Core"],
+        ["Agents"] = ["Subscribers", "Model", "Core"],
+        ["Subscribers"] = ["Model", "Core"],
+        ["Persistence"] = ["Schema", "Model", "Core"],
         ["Reports"] = ["Core"],
-        ["Core"] = [],
+        ["Schema"] = ["Model", "Core"],
+        ["Core"] = ["Model"],
+        ["Model"] = [],
     };
 
     private static readonly string SourceRoot = Path.Combine(RepoLayout.Root, "src", "BenchDaemon");
