@@ -56,4 +56,56 @@ public sealed class ScenarioProtosTests
         Assert.Null(ScenarioProtos.FromProto(running).Spec!.LatencySampleEvery);
         Assert.Null(ScenarioProtos.FromProto(running).Spec!.LockMemory);
     }
+
+    [Fact]
+    public void PlacementNoiseAndSenderLag_ReadBackAsWritten_AndStayAbsentInEarlierResults()
+    {
+        var scenario = new Scenario
+        {
+            Id = "p1",
+            State = ScenarioState.Completed,
+            CreatedAt = Timestamp.FromDateTime(new DateTime(2026, 11, 25, 0, 0, 0, DateTimeKind.Utc)),
+            Stats = new ScenarioStats
+            {
+                MessagesSent = 10,
+                NoisePercent = 0,
+                WarmupNoisePercent = 3.25,
+                LoadAverage1M = 1.5,
+                SenderLag = new SenderLagStats { Samples = 9, P50 = new Duration { Nanos = 120 }, P99 = new Duration { Nanos = 900 }, Max = new Duration { Nanos = 5_000 }, Dominates = true },
+            },
+            Environment = new EnvironmentInfo
+            {
+                LogicalCores = 2,
+                CoreToCoreCores = "0<->1",
+                Placement = new PlacementInfo
+                {
+                    PublisherCpus = "0", SubscriberCpus = "1", SmtSiblings = "0:0-1 1:0-1", SamePhysicalCore = false, NumaNodes = "0:0 1:0",
+                    CpufreqDriver = "unknown", CpufreqGovernor = "unknown", IsolatedCpus = "", NohzFullCpus = "", KernelParameters = "",
+                    CgroupCpuQuota = "none", TransparentHugePages = "madvise", Smt = "on",
+                    SharedCaches = { "L2 Unified", "L3 Unified" },
+                },
+            },
+        };
+
+        var record = ScenarioProtos.FromProto(scenario);
+
+        Assert.Equal(scenario, ScenarioProtos.ToProto(record));
+        Assert.Equal(0, record.Stats!.NoisePercent);
+        Assert.True(record.Stats.SenderLag!.Dominates);
+        Assert.False(record.Environment!.Placement!.SamePhysicalCore);
+        var earlier = new Scenario { Id = "e1", Stats = new ScenarioStats { MessagesSent = 1 }, Environment = new EnvironmentInfo { LogicalCores = 2 } };
+        var earlierRecord = ScenarioProtos.FromProto(earlier);
+        Assert.Null(earlierRecord.Stats!.NoisePercent);
+        Assert.Null(earlierRecord.Stats.SenderLag);
+        Assert.Null(earlierRecord.Environment!.Placement);
+        Assert.Equal(earlier.Stats, ScenarioProtos.ToProto(earlierRecord.Stats));
+    }
+
+    [Theory]
+    [InlineData(400, 1000, false)]
+    [InlineData(501, 1000, true)]
+    [InlineData(10, 0, false)]
+    public void SenderLag_Dominates_AboveHalfTheLatencyP99(long lagP99, long latencyP99, bool dominates) =>
+        Assert.Equal(dominates, SenderLagSummary.DominatesLatency(lagP99,
+            new LatencySummary(RunLatencyKind.OneWay, 1, null, null, null, latencyP99, null, null, null)));
 }

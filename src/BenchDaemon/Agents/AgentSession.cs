@@ -50,6 +50,8 @@ public sealed class AgentSession : SubscriberHandle
 
     public int Pid { get; set; }
 
+    public override int ProcessId => Pid;
+
     public override string Name => Pid > 0 ? $"agent {Index} (pid {Pid})" : $"agent {Index}";
 
     public override Task Ready => _ready.Task;

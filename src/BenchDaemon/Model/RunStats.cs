@@ -17,7 +17,34 @@ public sealed record RunStats(
     long MeasuredMessages,
     TimeSpan? MeasuredDuration,
     LatencySummary? Latency,
-    IReadOnlyList<ProcessUsage> Processes);
+    IReadOnlyList<ProcessUsage> Processes)
+{
+    /// <summary>The share of latency p99 above which sender lag "dominates" a result (docs/how-it-measures.md).</summary>
+    public const double SenderLagDominatesShare = 0.5;
+
+    /// <summary>Others' CPU as a share of the machine over the measured window, in percent; null before it was measured.</summary>
+    public double? NoisePercent { get; init; }
+
+    /// <summary>The same over the warmup.</summary>
+    public double? WarmupNoisePercent { get; init; }
+
+    /// <summary>The 1-minute load average at the end of the measured window.</summary>
+    public double? LoadAverage1m { get; init; }
+
+    /// <summary>Rate-limited runs only: how late measured messages left their publishers, merged; null in closed loop.</summary>
+    public SenderLagSummary? SenderLag { get; init; }
+}
+
+/// <summary>
+/// Sender lag in nanoseconds: how long after its intended send time each measured message left. <see cref="Dominates"/>:
+/// its p99 is above <see cref="RunStats.SenderLagDominatesShare"/> of the latency p99, so the tail is mostly the harness's.
+/// </summary>
+public sealed record SenderLagSummary(long Samples, long? P50Ns, long? P99Ns, long? MaxNs, bool Dominates)
+{
+    /// <summary>Whether a sender-lag p99 of <paramref name="senderLagP99Ns"/> is above the stated share of <paramref name="latency"/>'s p99.</summary>
+    public static bool DominatesLatency(long senderLagP99Ns, LatencySummary? latency) =>
+        latency?.P99Ns is { } p99 && p99 > 0 && senderLagP99Ns > RunStats.SenderLagDominatesShare * p99;
+}
 
 /// <summary>
 /// Latency figures in nanoseconds (TimeSpan's 100 ns ticks would round away what sub-microsecond transports show). The
@@ -59,4 +86,8 @@ public sealed record RunEnvironment(
     string Os,
     string Hostname,
     long? CoreToCoreRoundTripNs,
-    string CoreToCoreCores);
+    string CoreToCoreCores)
+{
+    /// <summary>Where the hot loops ran and the machine settings around them; null in results stored before it existed.</summary>
+    public PlacementFacts? Placement { get; init; }
+}

@@ -46,6 +46,13 @@ internal sealed class ScenarioFamilies
             "Message latency: one way (send to receive, across processes) or round trip, from the scenario's HDR histogram.",
             [.. Scenario, "kind"], new HistogramConfiguration { Buckets = LatencyBoundsSeconds });
 
+        NoiseRatio = metrics.CreateGauge("ipcbench_scenario_noise_ratio",
+            "CPU used by other processes than the daemon and its agents, as a share (0..1) of the whole machine, over a scenario's measured window so far.",
+            Scenario);
+        SenderLag = metrics.CreateHistogram("ipcbench_sender_lag_seconds",
+            "Rate-limited scenarios: how late each measured message left its publisher against its intended send time, all publishers merged.",
+            Scenario, new HistogramConfiguration { Buckets = LatencyBoundsSeconds });
+
         AgentCpu = metrics.CreateCounter("ipcbench_agent_cpu_seconds_total",
             "User and system CPU seconds of an agent process since it started, as it last reported.", Subscriber);
         AgentResident = metrics.CreateGauge("ipcbench_agent_resident_memory_bytes", "Resident memory of an agent process, as it last reported.", Subscriber);
@@ -89,6 +96,10 @@ internal sealed class ScenarioFamilies
     public Counter Duplicated { get; }
 
     public Histogram Latency { get; }
+
+    public Gauge NoiseRatio { get; }
+
+    public Histogram SenderLag { get; }
 
     public Counter AgentCpu { get; }
 

@@ -26,6 +26,8 @@ internal sealed class ScenarioSeries
     private readonly HashSet<int> _agentsSeen = [];
     private Histogram.Child _latency;
     private HistogramReplay _latencyReplay = new(ScenarioFamilies.LatencyBoundsSeconds);
+    private Histogram.Child? _senderLag;
+    private HistogramReplay _senderLagReplay = new(ScenarioFamilies.LatencyBoundsSeconds);
     private bool _started;
     private bool _ended;
 
@@ -100,7 +102,30 @@ internal sealed class ScenarioSeries
             _latencyReplay.TryAdvance(s.Latency, _latency);
         }
 
+        if (s.NoiseRatio is { } noise)
+        {
+            Add(_families.NoiseRatio.WithLabels(_id, _transport)).Set(noise);
+        }
+
+        if (s.SenderLag is { } senderLag)
+        {
+            UpdateSenderLag(senderLag);
+        }
+
         IsFinal = final;
+    }
+
+    private void UpdateSenderLag(LatencyBuckets senderLag)
+    {
+        _senderLag ??= _families.SenderLag.WithLabels(_id, _transport);
+        if (!_senderLagReplay.TryAdvance(senderLag, _senderLag))
+        {
+            // Read while publishers record, a merged histogram can step back by a message: restart as latency does.
+            _senderLag.Remove();
+            _senderLag = _families.SenderLag.WithLabels(_id, _transport);
+            _senderLagReplay = new HistogramReplay(ScenarioFamilies.LatencyBoundsSeconds);
+            _senderLagReplay.TryAdvance(senderLag, _senderLag);
+        }
     }
 
     public void Remove()
@@ -111,6 +136,7 @@ internal sealed class ScenarioSeries
         }
 
         _latency.Remove();
+        _senderLag?.Remove();
         _children.Clear();
     }
 

@@ -1,18 +1,65 @@
+using System.Globalization;
 using IpcBench.Daemon.Model;
 using IpcBench.Workload;
+using IpcBench.Workload.Placement;
 
 namespace IpcBench.Daemon.Scenarios;
 
-/// <summary>The machine a scenario ran on, as its result reports it.</summary>
+/// <summary>The machine a scenario ran on, as its result reports it: where its hot loops ran and what relates those CPUs.</summary>
 internal static class EnvironmentProbe
 {
-    public static RunEnvironment Read()
+    public static RunEnvironment Read(ResolvedSpec spec)
     {
         var machine = MachineInfo.Read();
-        var probe = CoreToCoreProbe.Measure(TimeSpan.FromMilliseconds(30));
+        var placement = spec.Placement;
+        var publisherCpus = UsedCpus(placement.PublisherCpus, spec.Publishers);
+        var subscriberCpus = UsedCpus(placement.SubscriberCpus, spec.Subscribers);
+        bool pairPinned = !publisherCpus.IsEmpty && !subscriberCpus.IsEmpty;
+        int pubCpu = pairPinned ? placement.PublisherCpus.AtWrapped(0) : 0;
+        int subCpu = pairPinned ? placement.SubscriberCpus.AtWrapped(0) : 1;
+
+        // Between the CPUs the first publisher and subscriber ran on; unpinned, 0 and 1 as before (the result says which).
+        var probe = CoreToCoreProbe.Measure(TimeSpan.FromMilliseconds(30), pubCpu, subCpu);
+        var facts = Describe(publisherCpus, subscriberCpus, pairPinned ? (pubCpu, subCpu) : null);
         // Nanosecond precision: TimeSpan's 100 ns ticks would hide the ~50 ns vs ~450 ns difference this probe exists for.
         return new RunEnvironment(
             machine.LogicalCores, machine.CpuModel, machine.Kernel, machine.DotnetVersion, machine.OperatingSystem, machine.Hostname,
-            probe is null ? null : (long)Math.Round(probe.MedianRoundTripNs), probe?.Cores ?? string.Empty);
+            probe is null ? null : (long)Math.Round(probe.MedianRoundTripNs),
+            probe?.Cores ?? (pubCpu == subCpu ? $"{pubCpu}<->{subCpu} (same CPU: not probed)" : string.Empty))
+        {
+            Placement = facts,
+        };
     }
+
+    /// <summary>The CPUs of <paramref name="list"/> that <paramref name="count"/> hot loops spread over it in order actually use.</summary>
+    private static CpuSet UsedCpus(CpuSet list, int count) =>
+        list.IsEmpty ? CpuSet.Empty : CpuSet.Of(Enumerable.Range(0, count).Select(list.AtWrapped));
+
+    private static PlacementFacts Describe(CpuSet publisherCpus, CpuSet subscriberCpus, (int Publisher, int Subscriber)? pair)
+    {
+        var topology = new CpuTopology();
+        var pinned = CpuSet.Of([.. publisherCpus.Cpus, .. subscriberCpus.Cpus]);
+        // Unpinned loops may run anywhere the daemon may: describe those CPUs.
+        var described = publisherCpus.IsEmpty || subscriberCpus.IsEmpty ? CpuSet.Of([.. pinned.Cpus, .. AllowedCpus.OfThisProcess().Allowed.Cpus]) : pinned;
+        var cpus = topology.Describe(described);
+        var relation = pair is { } p ? topology.Relate(p.Publisher, p.Subscriber) : null;
+        var tuning = MachineTuning.Read(described);
+        return new PlacementFacts(
+            publisherCpus.IsEmpty ? PlacementFacts.Unpinned : publisherCpus.ToString(),
+            subscriberCpus.IsEmpty ? PlacementFacts.Unpinned : subscriberCpus.ToString(),
+            string.Join(' ', cpus.Select(c => $"{c.Cpu}:{c.SmtSiblings?.ToString() ?? SysFiles.Unknown}")),
+            relation?.SamePhysicalCore,
+            relation?.SharedCaches ?? [],
+            string.Join(' ', cpus.Select(c => string.Create(CultureInfo.InvariantCulture, $"{c.Cpu}:{c.NumaNode}"))),
+            Distinct(tuning.FrequencyDriver.Values),
+            Distinct(tuning.Governor.Values),
+            tuning.IsolatedCpus,
+            tuning.NohzFullCpus,
+            tuning.KernelParameters,
+            tuning.CgroupCpuQuota,
+            tuning.TransparentHugePages,
+            topology.SmtActive());
+    }
+
+    private static string Distinct(IEnumerable<string> values) => string.Join(", ", values.Distinct(StringComparer.Ordinal).Order(StringComparer.Ordinal));
 }

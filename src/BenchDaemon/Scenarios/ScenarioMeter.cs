@@ -16,6 +16,8 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     private readonly object _gate = new();
     private readonly LongHistogram _totalLatency = LatencyHistograms.Create();
     private readonly LongHistogram _latencyInterval = LatencyHistograms.Create();
+    private readonly LongHistogram _senderLag = LatencyHistograms.Create();
+    private readonly NoiseWatch _noise = new(() => [Environment.ProcessId, .. topology.Subscribers.Select(s => s.ProcessId).Where(pid => pid > 0)]);
     private readonly HistogramCodec _latencyCodec = new();
     private int _latencyIntervalIndex;
     private long _latencyIntervalStartMs;
@@ -36,6 +38,9 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     /// <summary>Whether the warmup is over (the daemon's CPU is counted from then).</summary>
     public bool Measuring => _daemonAtStart is not null;
 
+    /// <summary>Others' CPU over the measured window so far, in percent of the machine.</summary>
+    public double? NoisePercent => _noise.NoisePercent;
+
     /// <summary>Starts the clock now: warmup for <paramref name="warmupNs"/>, then measurement.</summary>
     public void Start(long nowNs, long warmupNs)
     {
@@ -46,6 +51,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         Window.Start(_measureFromNs);
         topology.StartMeasurement(_measureFromNs);
         _latencyIntervalStartMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
+        _noise.WarmupStarted();
         if (warmupNs == 0)
         {
             BeginMeasuring();
@@ -53,13 +59,18 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     }
 
     /// <summary>The warmup is over.</summary>
-    public void BeginMeasuring() => _daemonAtStart = ProcessMetrics.Take();
+    public void BeginMeasuring()
+    {
+        _noise.MeasuringStarted();
+        _daemonAtStart = ProcessMetrics.Take();
+    }
 
     /// <summary>The measurement is over: publishers are about to stop.</summary>
     public void End()
     {
         _measureToNs = MonotonicClock.NowNs();
         _daemonAtEnd = ProcessMetrics.Take();
+        _noise.MeasuringEnded();
     }
 
     /// <summary>The second that just passed, as the live snapshot and the stored series show it.</summary>
@@ -67,6 +78,11 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     {
         var latency = TakeLatencyInterval();
         RecordLatencyInterval(latency);
+        if (Measuring)
+        {
+            _noise.Tick();
+        }
+
         double rate = topology.ReceiveRate;
         var daemon = ProcessMetrics.Take();
         double agentsCpu = topology.AgentsCpuSeconds;
@@ -125,6 +141,22 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         }
     }
 
+    /// <summary>Rate-limited runs: every publisher's sender lag so far, as /metrics buckets; null in closed loop.</summary>
+    public LatencyBuckets? SenderLagBuckets()
+    {
+        if (spec.RatePerPublisher <= 0)
+        {
+            return null;
+        }
+
+        lock (_gate)
+        {
+            _senderLag.Reset();
+            topology.MergeSenderLagInto(_senderLag);
+            return _senderLag.TotalCount == 0 ? Scenarios.LatencyBuckets.Empty : Scenarios.LatencyBuckets.From(_senderLag);
+        }
+    }
+
     /// <summary>The result as of now.</summary>
     public RunStats BuildStats()
     {
@@ -134,9 +166,18 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         long expected = sent * spec.SubscribersPerPublisher;
         double measuredSeconds = MeasuredSeconds;
         LatencySummary latency;
+        SenderLagSummary? senderLag = null;
         lock (_gate)
         {
             latency = StatsFormatting.ToLatency(_totalLatency, spec.RoundTrip);
+            if (spec.RatePerPublisher > 0)
+            {
+                _senderLag.Reset();
+                topology.MergeSenderLagInto(_senderLag);
+                long p99 = LatencyHistograms.Percentile(_senderLag, 99);
+                senderLag = new SenderLagSummary(_senderLag.TotalCount, LatencyHistograms.Percentile(_senderLag, 50), p99,
+                    LatencyHistograms.Max(_senderLag), _senderLag.TotalCount > 0 && SenderLagSummary.DominatesLatency(p99, latency));
+            }
         }
 
         var now = ProcessMetrics.Take();
@@ -156,7 +197,13 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
             MeasuredMessages: counters.MeasuredReceived,
             MeasuredDuration: TimeSpan.FromTicks((long)(measuredSeconds * TimeSpan.TicksPerSecond)),
             Latency: latency,
-            Processes: [daemon, .. topology.Subscribers.Select(s => s.Process).OfType<ProcessUsage>()]);
+            Processes: [daemon, .. topology.Subscribers.Select(s => s.Process).OfType<ProcessUsage>()])
+        {
+            NoisePercent = _noise.NoisePercent,
+            WarmupNoisePercent = _noise.WarmupNoisePercent,
+            LoadAverage1m = _noise.LoadAverage1m,
+            SenderLag = senderLag,
+        };
     }
 
     /// <summary>Latency recorded since the previous call, in a histogram reused from tick to tick (one thread calls this).</summary>

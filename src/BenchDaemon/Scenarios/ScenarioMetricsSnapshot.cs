@@ -21,7 +21,14 @@ public sealed record ScenarioMetricsSnapshot(
     long MeasuredBytes,
     IReadOnlyList<PublisherMetrics> Publishers,
     IReadOnlyList<SubscriberMetrics> Subscribers,
-    LatencyBuckets Latency);
+    LatencyBuckets Latency)
+{
+    /// <summary>Others' CPU as a share (0..1) of the machine over the measured window so far; null before it was measured.</summary>
+    public double? NoiseRatio { get; init; }
+
+    /// <summary>Rate-limited runs: every publisher's sender lag merged; null in closed loop.</summary>
+    public LatencyBuckets? SenderLag { get; init; }
+}
 
 public readonly record struct PublisherMetrics(int Index, long Sent, long BadEchoes);
 

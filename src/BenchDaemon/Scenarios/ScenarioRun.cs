@@ -88,7 +88,7 @@ public sealed class ScenarioRun
                 Id, Spec.Transport.Id, Spec.Publishers, Spec.Subscribers, Spec.PayloadBytes, Spec.Topology, Spec.PayloadAccess, Spec.Mode, Spec.WaitMode);
             SetState(RunState.Starting);
             trace.BeginPhase("start");
-            var environment = await Task.Run(EnvironmentProbe.Read).ConfigureAwait(false);
+            var environment = await Task.Run(() => EnvironmentProbe.Read(Spec)).ConfigureAwait(false);
             lock (_gate)
             {
                 _environment = environment;
@@ -99,6 +99,7 @@ public sealed class ScenarioRun
             {
                 stoppedByUser = await MeasureAsync().ConfigureAwait(false);
                 await TearDownMeasurementAsync().ConfigureAwait(false);
+                ThrowIfTooNoisy();
             }
             else
             {
@@ -199,6 +200,16 @@ public sealed class ScenarioRun
         _meter.AddTail();
     }
 
+    /// <summary>max_noise_percent: a result measured on a machine busier than the spec allows is FAILED, its figures kept.</summary>
+    private void ThrowIfTooNoisy()
+    {
+        if (Spec.Placement.MaxNoisePercent is { } allowed && _meter.NoisePercent is { } measured && measured > allowed)
+        {
+            throw new ScenarioFailureException(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                $"max_noise_percent: other processes used {measured:0.###}% of the machine's CPU during the measured window, above the allowed {allowed:0.###}%"));
+        }
+    }
+
     private void SetState(RunState state)
     {
         lock (_gate)
@@ -256,7 +267,11 @@ public sealed class ScenarioRun
         var metrics = new ScenarioMetricsSnapshot(
             Id, Spec, state, CreatedAt, startedAt, endedAt, _meter.MeasuredSeconds,
             subscribers.Sum(s => s.Counters.MeasuredReceived), subscribers.Sum(s => s.Counters.MeasuredBytes),
-            publishers, subscribers, latency);
+            publishers, subscribers, latency)
+        {
+            NoiseRatio = _meter.NoisePercent / 100,
+            SenderLag = _meter.SenderLagBuckets(),
+        };
         if (completed)
         {
             Volatile.Write(ref _finalMetrics, metrics);

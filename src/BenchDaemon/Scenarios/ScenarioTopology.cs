@@ -150,6 +150,18 @@ internal sealed class ScenarioTopology(
         }
     }
 
+    /// <summary>
+    /// Adds every publisher's sender lag so far to <paramref name="into"/>: exact once the publishers stopped, a
+    /// snapshot while they run (as interval reads of their histograms are).
+    /// </summary>
+    public void MergeSenderLagInto(HistogramBase into)
+    {
+        lock (_gate)
+        {
+            _publishers.ForEach(p => into.Add(p.SenderLag));
+        }
+    }
+
     /// <summary>Adds the latency recorded since the previous call: round trips at the publishers, else one-way at the subscribers.</summary>
     public void DrainLatencyInto(HistogramBase into)
     {

@@ -140,8 +140,24 @@ public static class ScenarioProtos
             MeasuredMessages = (ulong)s.MeasuredMessages,
             MeasuredDuration = s.MeasuredDuration is { } measured ? Duration.FromTimeSpan(measured) : null,
             Latency = s.Latency is { } latency ? ToProto(latency) : null,
+            SenderLag = s.SenderLag is { } lag ? ToProto(lag) : null,
         };
         stats.Processes.AddRange(s.Processes.Select(ToProto));
+        if (s.NoisePercent is { } noise)
+        {
+            stats.NoisePercent = noise;
+        }
+
+        if (s.WarmupNoisePercent is { } warmupNoise)
+        {
+            stats.WarmupNoisePercent = warmupNoise;
+        }
+
+        if (s.LoadAverage1m is { } load)
+        {
+            stats.LoadAverage1M = load;
+        }
+
         return stats;
     }
 
@@ -149,7 +165,25 @@ public static class ScenarioProtos
         (long)s.MessagesSent, (long)s.MessagesReceived, (long)s.MessagesLost, (long)s.MessagesCorrupted, (long)s.MessagesDuplicated,
         (long)s.MessagesExpected, s.MessagesPerSecond, s.BytesPerSecond, (long)s.MeasuredMessages,
         s.MeasuredDuration?.ToTimeSpan(), s.Latency is { } latency ? FromProto(latency) : null,
-        [.. s.Processes.Select(FromProto)]);
+        [.. s.Processes.Select(FromProto)])
+    {
+        NoisePercent = s.HasNoisePercent ? s.NoisePercent : null,
+        WarmupNoisePercent = s.HasWarmupNoisePercent ? s.WarmupNoisePercent : null,
+        LoadAverage1m = s.HasLoadAverage1M ? s.LoadAverage1M : null,
+        SenderLag = s.SenderLag is { } lag ? FromProto(lag) : null,
+    };
+
+    public static SenderLagStats ToProto(SenderLagSummary s) => new()
+    {
+        Samples = (ulong)s.Samples,
+        P50 = Nanoseconds(s.P50Ns),
+        P99 = Nanoseconds(s.P99Ns),
+        Max = Nanoseconds(s.MaxNs),
+        Dominates = s.Dominates,
+    };
+
+    public static SenderLagSummary FromProto(SenderLagStats s) =>
+        new((long)s.Samples, OptionalNanoseconds(s.P50), OptionalNanoseconds(s.P99), OptionalNanoseconds(s.Max), s.Dominates);
 
     public static LatencyStats ToProto(LatencySummary s) => new()
     {
@@ -194,21 +228,60 @@ public static class ScenarioProtos
 
     public static ProcessUsage FromProto(ProcessStats p) => new(p.Role, p.Index, p.Pid, p.CpuSeconds, p.CpuPercent, (long)p.PeakRssBytes);
 
-    public static EnvironmentInfo ToProto(RunEnvironment e) => new()
+    public static EnvironmentInfo ToProto(RunEnvironment e)
     {
-        LogicalCores = e.LogicalCores,
-        CpuModel = e.CpuModel,
-        Kernel = e.Kernel,
-        DotnetVersion = e.DotnetVersion,
-        Os = e.Os,
-        Hostname = e.Hostname,
-        CoreToCoreRoundTrip = e.CoreToCoreRoundTripNs is { } ns ? Nanoseconds(ns) : null,
-        CoreToCoreCores = e.CoreToCoreCores,
-    };
+        var info = new EnvironmentInfo
+        {
+            LogicalCores = e.LogicalCores,
+            CpuModel = e.CpuModel,
+            Kernel = e.Kernel,
+            DotnetVersion = e.DotnetVersion,
+            Os = e.Os,
+            Hostname = e.Hostname,
+            CoreToCoreRoundTrip = e.CoreToCoreRoundTripNs is { } ns ? Nanoseconds(ns) : null,
+            CoreToCoreCores = e.CoreToCoreCores,
+        };
+        info.Placement = e.Placement is { } p ? ToProto(p) : null;
+        return info;
+    }
 
     public static RunEnvironment FromProto(EnvironmentInfo e) => new(
         e.LogicalCores, e.CpuModel, e.Kernel, e.DotnetVersion, e.Os, e.Hostname,
-        e.CoreToCoreRoundTrip is { } probe ? ToNanoseconds(probe) : null, e.CoreToCoreCores);
+        e.CoreToCoreRoundTrip is { } probe ? ToNanoseconds(probe) : null, e.CoreToCoreCores)
+    {
+        Placement = e.Placement is { } placement ? FromProto(placement) : null,
+    };
+
+    public static PlacementInfo ToProto(PlacementFacts p)
+    {
+        var info = new PlacementInfo
+        {
+            PublisherCpus = p.PublisherCpus,
+            SubscriberCpus = p.SubscriberCpus,
+            SmtSiblings = p.SmtSiblings,
+            NumaNodes = p.NumaNodes,
+            CpufreqDriver = p.FrequencyDriver,
+            CpufreqGovernor = p.Governor,
+            IsolatedCpus = p.IsolatedCpus,
+            NohzFullCpus = p.NohzFullCpus,
+            KernelParameters = p.KernelParameters,
+            CgroupCpuQuota = p.CgroupCpuQuota,
+            TransparentHugePages = p.TransparentHugePages,
+            Smt = p.Smt,
+        };
+        if (p.SamePhysicalCore is { } sameCore)
+        {
+            info.SamePhysicalCore = sameCore;
+        }
+
+        info.SharedCaches.AddRange(p.SharedCaches);
+        return info;
+    }
+
+    public static PlacementFacts FromProto(PlacementInfo p) => new(
+        p.PublisherCpus, p.SubscriberCpus, p.SmtSiblings, p.HasSamePhysicalCore ? p.SamePhysicalCore : null, [.. p.SharedCaches],
+        p.NumaNodes, p.CpufreqDriver, p.CpufreqGovernor, p.IsolatedCpus, p.NohzFullCpus, p.KernelParameters, p.CgroupCpuQuota,
+        p.TransparentHugePages, p.Smt);
 
     // Enums: the engine's members carry control.proto's numbers (ScenarioProtosTests holds names and numbers equal), so
     // a cast is exact both ways and keeps a number a newer build may have stored.

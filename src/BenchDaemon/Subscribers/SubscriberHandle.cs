@@ -30,6 +30,9 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
     /// <summary>Set when the subscriber process reported its own resource use.</summary>
     public virtual ProcessUsage? Process => null;
 
+    /// <summary>The process the subscriber runs in when it is not the daemon's (an agent); 0 in-process.</summary>
+    public virtual int ProcessId => 0;
+
     /// <summary>The subscriber process's latest raw sample (CPU, memory, GC since it started), for /metrics.</summary>
     public virtual ProcessSample? LatestProcessSample => null;
 
