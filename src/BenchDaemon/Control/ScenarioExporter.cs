@@ -82,6 +82,12 @@ public static class ScenarioExporter
         "daemon_cpu_percent", "agents_cpu_percent", "daemon_cpu_seconds", "agents_cpu_seconds", "agents", "peak_rss_bytes",
         "cpu_model", "logical_cores", "kernel", "dotnet_version", "os", "hostname", "core_to_core_round_trip_ns", "core_to_core_cores",
         "series_points",
+        // Added after series_points so earlier columns keep their positions.
+        "noise_percent", "warmup_noise_percent", "load_average_1m",
+        "sender_lag_samples", "sender_lag_p50_ns", "sender_lag_p99_ns", "sender_lag_max_ns", "sender_lag_dominates",
+        "publisher_cpus", "subscriber_cpus", "smt_siblings", "same_physical_core", "shared_caches", "numa_nodes",
+        "cpufreq_driver", "cpufreq_governor", "isolated_cpus", "nohz_full_cpus", "kernel_parameters", "cgroup_cpu_quota",
+        "transparent_huge_pages", "smt",
     ];
 
     public static readonly string[] SeriesHeader =
@@ -103,6 +109,8 @@ public static class ScenarioExporter
             var stats = s.Stats ?? new ScenarioStats();
             var latency = stats.Latency ?? new LatencyStats();
             var env = s.Environment ?? new EnvironmentInfo();
+            var lag = stats.SenderLag;
+            var placement = env.Placement;
             var daemon = stats.Processes.Where(p => p.Role == "daemon").ToList();
             var agents = stats.Processes.Where(p => p.Role == "agent").ToList();
             Row(csv,
@@ -122,6 +130,17 @@ public static class ScenarioExporter
                 env.CpuModel, Int(env.LogicalCores), env.Kernel, env.DotnetVersion, env.Os, env.Hostname,
                 Nanos(env.CoreToCoreRoundTrip), env.CoreToCoreCores,
                 Int(record.Series.Count),
+                stats.HasNoisePercent ? Number(stats.NoisePercent) : string.Empty,
+                stats.HasWarmupNoisePercent ? Number(stats.WarmupNoisePercent) : string.Empty,
+                stats.HasLoadAverage1M ? Number(stats.LoadAverage1M) : string.Empty,
+                lag is null ? string.Empty : Int(lag.Samples), Nanos(lag?.P50), Nanos(lag?.P99), Nanos(lag?.Max),
+                lag is null ? string.Empty : Bool(lag.Dominates),
+                placement?.PublisherCpus ?? string.Empty, placement?.SubscriberCpus ?? string.Empty, placement?.SmtSiblings ?? string.Empty,
+                placement is { HasSamePhysicalCore: true } ? Bool(placement.SamePhysicalCore) : string.Empty,
+                placement is null ? string.Empty : string.Join(';', placement.SharedCaches), placement?.NumaNodes ?? string.Empty,
+                placement?.CpufreqDriver ?? string.Empty, placement?.CpufreqGovernor ?? string.Empty, placement?.IsolatedCpus ?? string.Empty,
+                placement?.NohzFullCpus ?? string.Empty, placement?.KernelParameters ?? string.Empty, placement?.CgroupCpuQuota ?? string.Empty,
+                placement?.TransparentHugePages ?? string.Empty, placement?.Smt ?? string.Empty,
             ]);
         }
 
@@ -188,6 +207,8 @@ public static class ScenarioExporter
 
     private static string Nanos(Duration? duration) =>
         duration is null ? string.Empty : ScenarioProtos.ToNanoseconds(duration).ToString(CultureInfo.InvariantCulture);
+
+    private static string Bool(bool value) => value ? "true" : "false";
 
     private static string Int(long value) => value.ToString(CultureInfo.InvariantCulture);
 

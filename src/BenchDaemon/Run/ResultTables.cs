@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 
@@ -8,6 +9,9 @@ namespace IpcBench.Daemon.Run;
 /// <summary>Markdown tables of a run: a REFERENCE-style msg/s grid per payload access, then every figure per scenario.</summary>
 public static class ResultTables
 {
+    /// <summary>Cells measured while others used more than this share of the machine are marked "⚠ noisy".</summary>
+    public const double NoisyPercent = 5;
+
     public static string Render(IReadOnlyList<Scenario> results)
     {
         var text = new StringBuilder();
@@ -33,8 +37,8 @@ public static class ResultTables
 
         text.AppendLine("### Every scenario");
         text.AppendLine();
-        text.AppendLine("| Transport | Payload | N:M | Access | Wait | msg/s | MB/s | CPU daemon | CPU agents | p50 | p99 | Latency | Sent | Lost | Corrupt | Core↔core | State |");
-        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        text.AppendLine("| Transport | Payload | N:M | Access | Wait | msg/s | MB/s | CPU daemon | CPU agents | p50 | p99 | Latency | Sender lag p99 | Sent | Lost | Corrupt | Core↔core | noise % | State |");
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         foreach (var r in results)
         {
             var stats = r.Stats ?? new ScenarioStats();
@@ -44,8 +48,8 @@ public static class ResultTables
             text.AppendLine(
                 $"| {r.Spec.Transport} | {Bytes(r.Spec.PayloadBytes)} | {r.Spec.Publishers}:{r.Spec.Subscribers} | {RunCommand.AccessName(r.Spec.PayloadAccess)} | " +
                 $"{WaitName(r.Spec.WaitStrategy)} | {Count(stats.MessagesPerSecond)} | {stats.BytesPerSecond / 1e6:0.#} | {Percent(daemon?.CpuPercent ?? 0)} | {agentCpu} | " +
-                $"{Micros(stats.Latency?.P50)} | {Micros(stats.Latency?.P99)} | {LatencyName(stats.Latency?.Kind)} | {stats.MessagesSent} | {stats.MessagesLost} | {stats.MessagesCorrupted} | " +
-                $"{Nanos(r.Environment?.CoreToCoreRoundTrip)} | {r.State.ToString().ToUpperInvariant()}{(string.IsNullOrEmpty(r.Error) ? string.Empty : ": " + r.Error)} |");
+                $"{Micros(stats.Latency?.P50)} | {Micros(stats.Latency?.P99)} | {LatencyName(stats.Latency?.Kind)} | {SenderLag(stats.SenderLag)} | {stats.MessagesSent} | {stats.MessagesLost} | {stats.MessagesCorrupted} | " +
+                $"{Nanos(r.Environment?.CoreToCoreRoundTrip)} | {Noise(stats)} | {r.State.ToString().ToUpperInvariant()}{(string.IsNullOrEmpty(r.Error) ? string.Empty : ": " + r.Error)} |");
         }
 
         if (results.FirstOrDefault()?.Environment is { } env)
@@ -54,6 +58,16 @@ public static class ResultTables
             text.AppendLine(
                 $"Machine: {env.CpuModel}, {env.LogicalCores} logical cores, kernel {env.Kernel}, {env.DotnetVersion}. CPU % is of one core over the measured window; " +
                 "latency is HDR percentile of one-way (send→receive) or round-trip time in µs.");
+            text.AppendLine();
+            text.AppendLine(
+                $"noise % is other processes' CPU as a share of the machine over the measured window (⚠ above {NoisyPercent:0} %); sender lag " +
+                $"(rate-limited runs) is how late messages left against their intended time in µs, ⚠ where its p99 is over {RunStats.SenderLagDominatesShare:P0} of latency p99.");
+        }
+
+        foreach (var placement in results.Select(r => r.Environment).Where(e => e?.Placement is not null).Select(e => Placement(e!)).Distinct())
+        {
+            text.AppendLine();
+            text.AppendLine(placement);
         }
 
         return text.ToString();
@@ -72,6 +86,24 @@ public static class ResultTables
         >= 1024 when bytes % 1024 == 0 => $"{bytes / 1024} KB",
         _ => $"{bytes} B",
     };
+
+    private static string Noise(ScenarioStats stats) =>
+        !stats.HasNoisePercent ? "–"
+        : stats.NoisePercent.ToString("0.0", CultureInfo.InvariantCulture) + (stats.NoisePercent > NoisyPercent ? " ⚠ noisy" : string.Empty);
+
+    private static string SenderLag(SenderLagStats? lag) =>
+        lag is null ? "–" : Micros(lag.P99) + (lag.Dominates ? " ⚠" : string.Empty);
+
+    /// <summary>The environment block: where the hot loops ran and what relates those CPUs.</summary>
+    private static string Placement(EnvironmentInfo env)
+    {
+        var p = env.Placement;
+        string sameCore = p.HasSamePhysicalCore ? (p.SamePhysicalCore ? "yes" : "no") : "–";
+        string caches = p.SharedCaches.Count == 0 ? "none" : string.Join(", ", p.SharedCaches);
+        return $"Placement: publishers on {p.PublisherCpus}, subscribers on {p.SubscriberCpus}; probe {env.CoreToCoreCores} {Nanos(env.CoreToCoreRoundTrip)}; " +
+            $"same physical core {sameCore}, shared caches {caches}; SMT {p.Smt} (siblings {p.SmtSiblings}); NUMA {p.NumaNodes}; " +
+            $"cpufreq {p.CpufreqDriver}/{p.CpufreqGovernor}; isolated [{p.IsolatedCpus}], nohz_full [{p.NohzFullCpus}]; cgroup quota {p.CgroupCpuQuota}; THP {p.TransparentHugePages}.";
+    }
 
     private static string Percent(double value) => value.ToString("0", CultureInfo.InvariantCulture) + " %";
 
