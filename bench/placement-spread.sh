@@ -89,7 +89,7 @@ for variant, e in env.items():
     rtt = ns(e.get("core_to_core_round_trip"))
     print(f"- {variant}: publishers on {p.get('publisher_cpus', '?')}, subscribers on {p.get('subscriber_cpus', '?')}; "
           f"probe {e.get('core_to_core_cores', '?')} {f'{rtt:.0f} ns' if rtt else '–'}; "
-          f"same physical core {p.get('same_physical_core', '–')}; shared caches {', '.join(p.get('shared_caches', [])) or 'none'}; "
+          f"same physical core {str(p['same_physical_core']).lower() if 'same_physical_core' in p else '–'}; shared caches {', '.join(p.get('shared_caches', [])) or 'none'}; "
           f"SMT {p.get('smt', '?')} (siblings {p.get('smt_siblings', '?')}); cpufreq {p.get('cpufreq_driver', '?')}/{p.get('cpufreq_governor', '?')}; "
           f"isolated [{p.get('isolated_cpus', '')}]; cgroup quota {p.get('cgroup_cpu_quota', '?')}; THP {p.get('transparent_huge_pages', '?')}")
 PY

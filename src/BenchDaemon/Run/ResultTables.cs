@@ -100,7 +100,7 @@ public static class ResultTables
         var p = env.Placement;
         string sameCore = p.HasSamePhysicalCore ? (p.SamePhysicalCore ? "yes" : "no") : "–";
         string caches = p.SharedCaches.Count == 0 ? "none" : string.Join(", ", p.SharedCaches);
-        return $"Placement: publishers on {p.PublisherCpus}, subscribers on {p.SubscriberCpus}; probe {env.CoreToCoreCores} {Nanos(env.CoreToCoreRoundTrip)}; " +
+        return $"Placement: publishers on {p.PublisherCpus}, subscribers on {p.SubscriberCpus}; probe pair {env.CoreToCoreCores} (its round trip per scenario above); " +
             $"same physical core {sameCore}, shared caches {caches}; SMT {p.Smt} (siblings {p.SmtSiblings}); NUMA {p.NumaNodes}; " +
             $"cpufreq {p.CpufreqDriver}/{p.CpufreqGovernor}; isolated [{p.IsolatedCpus}], nohz_full [{p.NohzFullCpus}]; cgroup quota {p.CgroupCpuQuota}; THP {p.TransparentHugePages}.";
     }
