@@ -1,4 +1,5 @@
 using System.Globalization;
+using IpcBench.Workload;
 
 namespace IpcBench.Daemon.Observability;
 
@@ -23,10 +24,8 @@ internal static class ProcFs
     {
         try
         {
-            // pid (comm) state ppid ...: num_threads is field 20, the 18th after the comm.
-            var stat = File.ReadAllText("/proc/self/stat");
-            var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
-            return fields.Length > 17 && int.TryParse(fields[17], NumberStyles.None, CultureInfo.InvariantCulture, out var threads) ? threads : null;
+            // num_threads is field 20.
+            return ProcStat.Field(File.ReadAllText("/proc/self/stat"), 20);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

@@ -70,21 +70,6 @@ public sealed record NoiseSample(long TotalTicks, long BusyTicks, IReadOnlyDicti
     }
 
     /// <summary>utime + stime (fields 14 and 15) of /proc/&lt;pid&gt;/stat; the command name may hold spaces, so count after its ')'.</summary>
-    internal static long? ReadProcessTicks(string path)
-    {
-        var text = SysFiles.ReadTrimmed(path);
-        int close = text?.LastIndexOf(')') ?? -1;
-        if (text is null || close < 0)
-        {
-            return null;
-        }
-
-        var fields = text[(close + 1)..].Split(' ', StringSplitOptions.RemoveEmptyEntries);
-        // fields[0] is field 3 (state), so utime (14) is fields[11] and stime (15) fields[12].
-        return fields.Length > 12
-            && long.TryParse(fields[11], CultureInfo.InvariantCulture, out long user)
-            && long.TryParse(fields[12], CultureInfo.InvariantCulture, out long system)
-            ? user + system
-            : null;
-    }
+    internal static long? ReadProcessTicks(string path) =>
+        SysFiles.ReadTrimmed(path) is { } text ? ProcStat.Field(text, 14) + ProcStat.Field(text, 15) : null;
 }
