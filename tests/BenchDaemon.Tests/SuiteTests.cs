@@ -113,6 +113,14 @@ public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
         var cellOf = suite.Cells.SelectMany((c, i) => c.ScenarioIds.Select(id => (id, i))).ToDictionary(p => p.id, p => p.i);
         var order = listed.Scenarios.OrderBy(s => s.CreatedAt.ToDateTime()).Select(s => cellOf[s.Id]).ToList();
         Assert.Equal([0, 1, 0, 1], order);
+        // /metrics: the suite's scenarios counted, and no suite left active (the series carry no ids).
+        using (var http = new HttpClient())
+        {
+            var metrics = await http.GetStringAsync(daemon.MetricsUrl);
+            Assert.Matches(new System.Text.RegularExpressions.Regex(@"^ipcbench_suite_scenarios_completed_total 4$", System.Text.RegularExpressions.RegexOptions.Multiline), metrics);
+            Assert.Matches(new System.Text.RegularExpressions.Regex(@"^ipcbench_suite_active 0$", System.Text.RegularExpressions.RegexOptions.Multiline), metrics);
+        }
+
         var unrelated = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)));
         Assert.DoesNotContain((await daemon.ListScenariosAsync(new ListScenariosRequest { SuiteId = suite.Id })).Scenarios, s => s.Id == unrelated.Id);
     }
@@ -237,10 +245,10 @@ public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
     {
         var reader = new Utf8JsonReader(System.Text.Encoding.UTF8.GetBytes(stdout), new JsonReaderOptions { AllowMultipleValues = true });
         var values = new List<JsonElement>();
-        while (JsonDocument.TryParseValue(ref reader, out var document))
+        while (reader.Read())
         {
+            using var document = JsonDocument.ParseValue(ref reader);
             values.Add(document.RootElement.Clone());
-            document.Dispose();
         }
 
         return values;
