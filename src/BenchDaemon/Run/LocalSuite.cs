@@ -35,11 +35,6 @@ internal static class LocalSuite
             }
 
             var snapshot = suite.Snapshot();
-            if (suite.Running is { } running)
-            {
-                progress.Update(snapshot.ScenariosDone + 1, ScenarioProtos.ToProto(running.Snapshot()));
-            }
-
             var finished = Finished(snapshot).Where(recorded.Add).ToList();
             if (finished.Count > 0)
             {
@@ -49,11 +44,18 @@ internal static class LocalSuite
                 {
                     var scenario = catalog.Get(id);
                     results.Add(ScenarioProtos.ToProto(scenario));
+                    // Its final state on the progress line too (COMPLETED, FAILED ...), as before the next one starts.
+                    progress.Update(results.Count, results[^1]);
                     records.Add(catalog.Record(scenario));
                 }
 
                 // Rewritten after every scenario: an interrupted matrix still leaves the results of those that ran.
                 await RunCommand.WriteResultsAsync(outputDirectory, records, catalog).ConfigureAwait(false);
+            }
+
+            if (suite.Running is { } running)
+            {
+                progress.Update(results.Count + 1, ScenarioProtos.ToProto(running.Snapshot()));
             }
 
             if (suite.Completion.IsCompleted && Finished(suite.Snapshot()).All(recorded.Contains))
