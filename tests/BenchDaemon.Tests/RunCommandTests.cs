@@ -21,6 +21,24 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         }
     }
 
+    /// <summary>`run --preset` through the suite engine: interleaved repetitions, and the published-vs-measured table.</summary>
+    [Fact]
+    public async Task Run_Preset_WithRepetitions_PrintsThePublishedVsMeasuredTable_AndWritesReportHtml()
+    {
+        var results = Path.Combine(_directory, "preset");
+        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(240),
+            "run", "--preset", "reference-4", "--repetitions", "2", "--duration", "200ms", "--warmup", "0s", "--out", results,
+            $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
+        output.WriteLine(log.Describe());
+
+        Assert.True(exitCode is 0 or 1, $"exit code {exitCode}\n{log.Describe()}");
+        Assert.Contains("## Published vs measured", stdout, StringComparison.Ordinal);
+        Assert.Contains("| Reference | Published figure | Published | Ours (cell) | Ours | Ratio ours/published | Spread | Method differences |", stdout, StringComparison.Ordinal);
+        Assert.Contains("REFERENCE.md §4", stdout, StringComparison.Ordinal);
+        Assert.Contains("2 repetition(s) in interleaved rounds", stdout, StringComparison.Ordinal);
+        Assert.StartsWith("<!DOCTYPE html>", File.ReadAllText(Path.Combine(results, "report.html")), StringComparison.OrdinalIgnoreCase);
+    }
+
     [Fact]
     public async Task Run_UdsAndChannels_PrintsATableRowForEach_AndWritesResultsJsonCsvAndHdrLog()
     {
@@ -41,7 +59,8 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         // The throughput grid: one column per transport.
         Assert.Matches(new Regex(@"^\| Payload \| uds \| channels \|$", RegexOptions.Multiline), stdout);
 
-        Assert.Equal(["results-series.csv", "results.csv", "results.hlog", "results.json"], Directory.GetFiles(results).Select(Path.GetFileName).Order());
+        // report.html: the suite's self-contained report (run is a client of the suite engine).
+        Assert.Equal(["report.html", "results-series.csv", "results.csv", "results.hlog", "results.json"], Directory.GetFiles(results).Select(Path.GetFileName).Order());
         var export = JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json")));
         var scenarios = export.Scenarios.Select(r => r.Scenario).ToList();
         Assert.Equal(["channels", "uds"], scenarios.Select(s => s.Spec.Transport).Order());

@@ -65,14 +65,18 @@ public sealed class ScenarioQueryTests
         AssertInvalid(new ListScenariosRequest { PageToken = "Zm9vfGJhcg" }, "page_token: is not a next_page_token this daemon issued");
     }
 
-    /// <summary>Until suites run, every suite id is unknown; ignoring the filter would list unrelated scenarios.</summary>
+    /// <summary>Suites run now: suite_id filters like the other fields, and a page token holds to it.</summary>
     [Fact]
-    public void SuiteId_NamesNoSuiteYet_IsNotFoundNamingTheField()
+    public void SuiteId_FiltersTheScenarios_AndAPageTokenHoldsToIt()
     {
-        var e = Assert.Throws<RequestRefusedException>(() => ScenarioQuery.From(Transports, new ListScenariosRequest { SuiteId = "s-1" }));
+        var query = ScenarioQuery.From(Transports, new ListScenariosRequest { SuiteId = "s-1" });
+        Assert.Equal("s-1", query.Filter.SuiteId);
 
-        Assert.Equal(RefusalKind.NotFound, e.Kind);
-        Assert.StartsWith("suite_id: no suite 's-1'", e.Message, StringComparison.Ordinal);
+        var last = new Scenario { Id = "a", CreatedAt = Google.Protobuf.WellKnownTypes.Timestamp.FromDateTime(new DateTime(2026, 1, 1, 0, 0, 0, DateTimeKind.Utc)), SuiteId = "s-1" };
+        var token = query.NextToken(Schema.ScenarioProtos.FromProto(last));
+        Assert.Equal("s-1", ScenarioQuery.From(Transports, new ListScenariosRequest { SuiteId = "s-1", PageToken = token }).Filter.SuiteId);
+        AssertInvalid(new ListScenariosRequest { SuiteId = "s-2", PageToken = token }, "page_token: was issued for other filters");
+        AssertInvalid(new ListScenariosRequest { PageToken = token }, "page_token: was issued for other filters");
     }
 
     private static RequestRefusedException AssertInvalid(ListScenariosRequest request, string detailStart)

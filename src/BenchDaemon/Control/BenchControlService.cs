@@ -15,7 +15,8 @@ namespace IpcBench.Daemon.Control;
 /// into statuses by RefusalInterceptor; nothing here picks a status code.
 /// </summary>
 public sealed class BenchControlService(
-    SpecValidator validator, ScenarioManager scenarios, ScenarioCatalog catalog, TransportRegistry transports, Agents.AgentLauncher launcher)
+    SpecValidator validator, ScenarioManager scenarios, ScenarioCatalog catalog, TransportRegistry transports, Agents.AgentLauncher launcher,
+    SuiteControl suites)
     : BenchControl.BenchControlBase
 {
     private static readonly TimeSpan WatchInterval = TimeSpan.FromSeconds(1);
@@ -175,4 +176,23 @@ public sealed class BenchControlService(
         ScenarioComparer.RequireComparable("candidate_id", candidate);
         return Task.FromResult(ScenarioComparer.Compare(baseline, candidate, threshold));
     }
+
+    // Suites: the work is SuiteControl's; these only route the calls.
+    public override Task<StartSuiteResponse> StartSuite(StartSuiteRequest request, ServerCallContext context) => Task.FromResult(suites.Start(request));
+
+    public override Task<Suite> GetSuite(GetSuiteRequest request, ServerCallContext context) => Task.FromResult(suites.Get(request.Id));
+
+    public override Task<ListSuitesResponse> ListSuites(ListSuitesRequest request, ServerCallContext context) => Task.FromResult(suites.List(request));
+
+    public override Task<Suite> StopSuite(StopSuiteRequest request, ServerCallContext context) => suites.StopAsync(request, context.CancellationToken);
+
+    public override Task WatchSuite(WatchSuiteRequest request, IServerStreamWriter<SuiteProgress> responseStream, ServerCallContext context) =>
+        suites.WatchAsync(request, responseStream, context.CancellationToken);
+
+    public override Task<ExportSuiteResponse> ExportSuite(ExportSuiteRequest request, ServerCallContext context) => Task.FromResult(suites.Export(request));
+
+    public override Task<ListSuitePresetsResponse> ListSuitePresets(ListSuitePresetsRequest request, ServerCallContext context) =>
+        Task.FromResult(SuiteControl.Presets());
+
+    public override Task<CompareSuitesResponse> CompareSuites(CompareSuitesRequest request, ServerCallContext context) => Task.FromResult(suites.Compare(request));
 }

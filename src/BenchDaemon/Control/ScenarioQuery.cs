@@ -62,13 +62,15 @@ public sealed record ScenarioQuery(ScenarioFilter Filter, ScenarioKey? After, in
 
     public static ScenarioQuery From(TransportRegistry transports, ListScenariosRequest r)
     {
-        // No suite exists until the suite engine lands: ignoring the filter would list every scenario as the suite's.
-        if (!string.IsNullOrEmpty(r.SuiteId))
+        if (string.IsNullOrEmpty(r.SuiteId))
         {
-            throw new RequestRefusedException(RefusalKind.NotFound, "suite_id", $"no suite '{r.SuiteId}' (suites are not run by this daemon yet)");
+            return Parse(transports, r.PageSize, r.PageToken, r.Transport, r.State, r.CreatedAfter, r.CreatedBefore);
         }
 
-        return Parse(transports, r.PageSize, r.PageToken, r.Transport, r.State, r.CreatedAfter, r.CreatedBefore);
+        // The suite filter joins the others; the page token is checked against all of them.
+        var query = Parse(transports, r.PageSize, pageToken: string.Empty, r.Transport, r.State, r.CreatedAfter, r.CreatedBefore);
+        var filter = query.Filter with { SuiteId = r.SuiteId };
+        return new ScenarioQuery(filter, DecodeToken(r.PageToken, filter), query.PageSize);
     }
 
     public static ScenarioQuery From(TransportRegistry transports, ExportScenariosRequest r) =>
@@ -107,7 +109,7 @@ public sealed record ScenarioQuery(ScenarioFilter Filter, ScenarioKey? After, in
 
         if (parts[3] != FilterHash(filter))
         {
-            throw Invalid("page_token", "was issued for other filters; pass the same transport, state, created_after and created_before as for the first page");
+            throw Invalid("page_token", "was issued for other filters; pass the same transport, state, suite_id, created_after and created_before as for the first page");
         }
 
         return new ScenarioKey(created, parts[2]);
@@ -115,7 +117,7 @@ public sealed record ScenarioQuery(ScenarioFilter Filter, ScenarioKey? After, in
 
     private static string FilterHash(ScenarioFilter filter)
     {
-        var text = string.Join('|', filter.Transport ?? string.Empty, filter.State?.ToString() ?? string.Empty,
+        var text = string.Join('|', filter.Transport ?? string.Empty, filter.State?.ToString() ?? string.Empty, filter.SuiteId ?? string.Empty,
             filter.CreatedAfter is { } a ? ScenarioStore.ToMicros(a).ToString(CultureInfo.InvariantCulture) : string.Empty,
             filter.CreatedBefore is { } b ? ScenarioStore.ToMicros(b).ToString(CultureInfo.InvariantCulture) : string.Empty);
         return Convert.ToHexStringLower(SHA256.HashData(Encoding.UTF8.GetBytes(text)))[..12];

@@ -16,5 +16,8 @@ public static class StatsFormatting
         LatencyHistograms.Percentile(histogram, 99),
         LatencyHistograms.Percentile(histogram, 99.9),
         LatencyHistograms.Max(histogram),
-        (long)LatencyHistograms.Mean(histogram));
+        (long)LatencyHistograms.Mean(histogram))
+    {
+        P9999Ns = LatencyHistograms.Percentile(histogram, 99.99),
+    };
 }

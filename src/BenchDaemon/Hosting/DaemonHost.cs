@@ -53,6 +53,10 @@ public static class DaemonHost
         builder.Services.AddSingleton<ScenarioManager>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ScenarioManager>());
         builder.Services.AddSingleton<ScenarioCatalog>();
+        builder.Services.AddSingleton<SuiteManager>();
+        builder.Services.AddSingleton<SuitePlanner>();
+        builder.Services.AddSingleton<SuiteReports>();
+        builder.Services.AddSingleton<SuiteControl>();
         AddControlPlane(builder.Services);
 
         builder.WebHost.ConfigureKestrel(kestrel =>

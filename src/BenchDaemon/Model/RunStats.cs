@@ -59,7 +59,11 @@ public sealed record LatencySummary(
     long? P99Ns,
     long? P999Ns,
     long? MaxNs,
-    long? MeanNs);
+    long? MeanNs)
+{
+    /// <summary>The 99.99th percentile (the reports' HDR chart ends there); null in results stored before it was measured.</summary>
+    public long? P9999Ns { get; init; }
+}
 
 /// <summary>One tick (about a second) of a running scenario; CPU in percent of one core.</summary>
 public sealed record IntervalSample(

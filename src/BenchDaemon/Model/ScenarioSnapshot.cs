@@ -18,6 +18,9 @@ public sealed record ScenarioSnapshot(
     string StorageError)
 {
     public bool IsFinished => State.IsFinished();
+
+    /// <summary>The suite that ran it; empty for a scenario started on its own.</summary>
+    public string SuiteId { get; init; } = string.Empty;
 }
 
 /// <summary>A scenario with its per-tick series, oldest first: what exports carry.</summary>

@@ -45,10 +45,16 @@ public sealed class DaemonMetrics
     private readonly Gauge _storeAvailable;
     private readonly Gauge _running;
     private readonly Counter _started;
+    private readonly SuiteManager? _suites;
+    private readonly Gauge _suitesActive;
+    private readonly Gauge _suiteScenariosDone;
+    private readonly Gauge _suiteScenarios;
+    private readonly Counter _suiteScenariosCompleted;
 
-    public DaemonMetrics(ScenarioManager scenarios, StoreWriter store, IOptions<DaemonOptions> options)
+    public DaemonMetrics(ScenarioManager scenarios, StoreWriter store, IOptions<DaemonOptions> options, SuiteManager? suites = null)
     {
         _scenarios = scenarios;
+        _suites = suites;
         _store = store;
         _options = options;
         Registry = Metrics.NewCustomRegistry();
@@ -84,6 +90,11 @@ public sealed class DaemonMetrics
             "1 when the scenario database (IpcBench:DatabasePath) is open, 0 when it could not be opened.");
         _running = metrics.CreateGauge("ipcbench_scenarios_running", "Scenarios of this daemon that have not finished.");
         _started = metrics.CreateCounter("ipcbench_scenarios_started_total", "Scenarios this daemon has started.");
+        // Suite progress without ids (bounded): what a dashboard row shows while a suite runs.
+        _suitesActive = metrics.CreateGauge("ipcbench_suite_active", "Suites of this daemon that have not finished (running, or waiting for their admission slot).");
+        _suiteScenariosDone = metrics.CreateGauge("ipcbench_suite_scenarios_done", "Scenarios finished of the oldest unfinished suite; 0 when none runs.");
+        _suiteScenarios = metrics.CreateGauge("ipcbench_suite_scenarios", "Scenarios (cells x repetitions) of the oldest unfinished suite; 0 when none runs.");
+        _suiteScenariosCompleted = metrics.CreateCounter("ipcbench_suite_scenarios_completed_total", "Scenarios of suites that have finished since the daemon started.");
         _families = new ScenarioFamilies(metrics);
 
         Registry.AddBeforeCollectCallback(Update);
@@ -123,6 +134,7 @@ public sealed class DaemonMetrics
             _storeWrites.IncTo(_store.WritesCompleted);
             _storeAvailable.Set(_store.Store is null ? 0 : 1);
             UpdateScenarios();
+            UpdateSuites();
         }
     }
 
@@ -140,6 +152,20 @@ public sealed class DaemonMetrics
         }
 
         _totalMemory.Set(GC.GetTotalMemory(forceFullCollection: false));
+    }
+
+    private void UpdateSuites()
+    {
+        if (_suites is null)
+        {
+            return;
+        }
+
+        var (active, done, total) = _suites.Progress();
+        _suitesActive.Set(active);
+        _suiteScenariosDone.Set(done);
+        _suiteScenarios.Set(total);
+        _suiteScenariosCompleted.IncTo(_suites.CompletedCells);
     }
 
     private void UpdateScenarios()

@@ -14,7 +14,7 @@ namespace IpcBench.Daemon.Persistence;
 public sealed class ScenarioStore
 {
     /// <summary>PRAGMA user_version this code writes; older files are migrated step by step in <see cref="Migrate"/>.</summary>
-    public const int SchemaVersion = 2;
+    public const int SchemaVersion = 3;
 
     private readonly string _connectionString;
 
@@ -115,6 +115,24 @@ public sealed class ScenarioStore
                 """, transaction);
         }
 
+        if (version < 3)
+        {
+            // Version 3: suites (SuiteStore), and each scenario's suite for ListScenarios' suite_id filter.
+            Execute(connection, """
+                ALTER TABLE scenarios ADD COLUMN suite_id TEXT NOT NULL DEFAULT '';
+                CREATE INDEX scenarios_by_suite ON scenarios (suite_id, created_at_us DESC) WHERE suite_id <> '';
+                CREATE TABLE suites (
+                    id TEXT PRIMARY KEY,
+                    created_at_us INTEGER NOT NULL,
+                    state INTEGER NOT NULL,
+                    finished INTEGER NOT NULL,
+                    owner TEXT NOT NULL,
+                    suite TEXT NOT NULL
+                );
+                CREATE INDEX suites_unfinished ON suites (finished) WHERE finished = 0;
+                """, transaction);
+        }
+
         Execute(connection, $"PRAGMA user_version = {SchemaVersion};", transaction);
         transaction.Commit();
     }
@@ -127,8 +145,8 @@ public sealed class ScenarioStore
         using var upsert = connection.CreateCommand();
         upsert.Transaction = transaction;
         upsert.CommandText = """
-            INSERT INTO scenarios (id, created_at_us, transport, state, finished, owner, updated_at_us, scenario)
-            VALUES ($id, $created, $transport, $state, $finished, $owner, $updated, $scenario)
+            INSERT INTO scenarios (id, created_at_us, transport, state, finished, owner, updated_at_us, scenario, suite_id)
+            VALUES ($id, $created, $transport, $state, $finished, $owner, $updated, $scenario, $suite)
             ON CONFLICT (id) DO UPDATE SET state = excluded.state, finished = excluded.finished, owner = excluded.owner,
                 updated_at_us = excluded.updated_at_us, scenario = excluded.scenario;
             """;
@@ -140,6 +158,7 @@ public sealed class ScenarioStore
         upsert.Parameters.AddWithValue("$owner", owner);
         var updated = upsert.Parameters.Add("$updated", SqliteType.Integer);
         var blob = upsert.Parameters.Add("$scenario", SqliteType.Blob);
+        var suite = upsert.Parameters.Add("$suite", SqliteType.Text);
 
         using var point = connection.CreateCommand();
         point.Transaction = transaction;
@@ -185,6 +204,7 @@ public sealed class ScenarioStore
                 finished.Value = scenario.IsFinished ? 1 : 0;
                 updated.Value = now;
                 blob.Value = ScenarioProtos.ToStoredBytes(scenario);
+                suite.Value = scenario.SuiteId;
                 upsert.ExecuteNonQuery();
             }
 
@@ -237,6 +257,12 @@ public sealed class ScenarioStore
         {
             where.Add("state = $state");
             command.Parameters.AddWithValue("$state", ScenarioProtos.StoredState(state));
+        }
+
+        if (filter.SuiteId is { } suiteId)
+        {
+            where.Add("suite_id = $suite_id");
+            command.Parameters.AddWithValue("$suite_id", suiteId);
         }
 
         if (filter.CreatedAfter is { } from)
@@ -466,8 +492,12 @@ public sealed record ScenarioFilter(string? Transport, RunState? State, DateTime
         return (Transport is null || scenario.Spec?.Transport == Transport)
             && (State is null || scenario.State == State)
             && (CreatedAfter is null || created >= ScenarioStore.ToMicros(CreatedAfter.Value))
-            && (CreatedBefore is null || created < ScenarioStore.ToMicros(CreatedBefore.Value));
+            && (CreatedBefore is null || created < ScenarioStore.ToMicros(CreatedBefore.Value))
+            && (SuiteId is null || scenario.SuiteId == SuiteId);
     }
+
+    /// <summary>Only the scenarios of this suite.</summary>
+    public string? SuiteId { get; init; }
 }
 
 /// <summary>A scenario's place in "newest first": created_at (µs), then id, both descending.</summary>

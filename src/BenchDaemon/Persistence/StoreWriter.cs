@@ -92,6 +92,18 @@ public sealed class StoreWriter : IHostedService, IDisposable
             _logger.LogError(e, "Marking the scenarios of dead daemons as failed in {DatabasePath} failed", store.Path);
         }
 
+        try
+        {
+            foreach (var id in new SuiteStore(store.Path).FailOrphans(ProcessIdentity.IsAlive, DateTime.UtcNow))
+            {
+                _logger.LogWarning("Suite {SuiteId} was still running when its daemon stopped; marked FAILED: {Error}", id, ScenarioStore.DaemonRestartedError);
+            }
+        }
+        catch (Exception e)
+        {
+            _logger.LogError(e, "Marking the suites of dead daemons as failed in {DatabasePath} failed", store.Path);
+        }
+
         ApplyRetention();
         try
         {

@@ -51,11 +51,13 @@ public static class RunCommand
             DefaultValueFactory = _ => 0,
         };
         var lockMemory = new Option<bool>("--lock-memory") { Description = "mlockall in the daemon and the agents while a scenario runs" };
+        var preset = new Option<string?>("--preset") { Description = "A REFERENCE.md preset (reference-1 .. reference-5): its matrix, and a published-vs-measured table; --duration/--warmup shorten it only when given" };
+        var repetitions = new Option<int>("--repetitions") { Description = "Rounds: every scenario runs once per round, never twice in a row (1-100)", DefaultValueFactory = _ => 1 };
         var output = new Option<string?>("--out") { Description = "Directory for results.json, results.csv, results-series.csv and results.hlog (default: results/<timestamp>)" };
         var command = new Command("run", "Run a benchmark matrix once and print the results (about a minute with no options)")
         {
             transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, sampleEvery,
-            publisherCpus, subscriberCpus, realtimePriority, lockMemory, output,
+            publisherCpus, subscriberCpus, realtimePriority, lockMemory, preset, repetitions, output,
         };
         command.SetAction((result, token) =>
         {
@@ -80,7 +82,14 @@ public static class RunCommand
                         ParseCpus("--subscriber-cpus", result.GetValue(subscriberCpus)),
                         ParsePriority(result.GetValue(realtimePriority)),
                         result.GetValue(lockMemory)),
-                    result.GetValue(output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture)));
+                    result.GetValue(output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture)))
+                {
+                    Preset = result.GetValue(preset),
+                    Repetitions = result.GetValue(repetitions),
+                    // A preset keeps its own duration and warmup unless they are given.
+                    DurationGiven = result.GetResult(duration) is { Implicit: false },
+                    WarmupGiven = result.GetResult(warmup) is { Implicit: false },
+                };
             }
             catch (ArgumentException e)
             {
@@ -128,86 +137,83 @@ public static class RunCommand
 
     private static async Task<int> RunMatrixAsync(IServiceProvider services, RunSettings settings, CancellationToken cancellationToken)
     {
-        var registry = services.GetRequiredService<TransportRegistry>();
-        var transports = SelectTransports(registry, settings.Transports, services.GetRequiredService<Agents.AgentLauncher>());
-        if (transports.Count == 0)
+        SuitePlan plan;
+        try
+        {
+            plan = Plan(services, settings);
+        }
+        catch (RequestRefusedException e)
+        {
+            Console.Error.WriteLine($"error: {e.Message}");
+            return 2;
+        }
+
+        if (plan.Cells.Count == 0)
         {
             Console.Error.WriteLine("error: no transport to run");
             return 2;
         }
 
-        var specs = (
-            from transport in transports
-            from access in settings.Access
-            from payload in settings.Payloads
-            select BuildSpec(settings, transport, access, payload)).ToList();
         Directory.CreateDirectory(settings.OutputDirectory);
-        Console.Error.WriteLine($"Running {specs.Count} scenarios of {settings.Duration.TotalSeconds:0.###} s (+{settings.Warmup.TotalSeconds:0.###} s warmup); results in {settings.OutputDirectory}");
+        var first = plan.Cells[0];
+        int total = plan.Cells.Count * plan.Repetitions;
+        Console.Error.WriteLine($"Running {total} scenarios of {first.Duration!.Value.TotalSeconds:0.###} s (+{first.Warmup.TotalSeconds:0.###} s warmup)" +
+            (plan.Repetitions > 1 ? $" in {plan.Repetitions} interleaved rounds" : string.Empty) + $"; results in {settings.OutputDirectory}");
 
         var results = new List<Scenario>();
-        int exit = await MatrixProgress.RunAsync(
-            ProgressDisplay.LiveConsole(Console.IsErrorRedirected, Console.Error, ProcessEnvironment()), specs.Count, settings.Warmup + settings.Duration,
-            progress => RunScenariosAsync(services, specs, settings.OutputDirectory, results, progress, cancellationToken)).ConfigureAwait(false);
-        if (exit != 0)
+        var suite = await MatrixProgress.RunAsync(
+            ProgressDisplay.LiveConsole(Console.IsErrorRedirected, Console.Error, ProcessEnvironment()), total, first.Warmup + first.Duration.Value,
+            progress => LocalSuite.RunAsync(services, plan, settings.OutputDirectory, results, progress, cancellationToken)).ConfigureAwait(false);
+        if (suite.State == SuiteRunState.Failed)
         {
-            return exit;
+            Console.Error.WriteLine($"error: {suite.Error}");
+            return 2;
         }
 
         Console.Out.Write(ResultTables.Render(results));
+        var report = await LocalSuite.ReportAsync(services, suite, settings.OutputDirectory).ConfigureAwait(false);
+        if (plan.Preset.Length > 0 || plan.Repetitions > 1)
+        {
+            // Medians with min–max per cell, and for a preset the published-vs-measured table.
+            Console.Out.WriteLine();
+            Console.Out.Write(Reports.MarkdownReport.Render(report));
+        }
+
         return results.Any(r => r.State == ScenarioState.Failed) ? 1 : 0;
     }
 
-    /// <summary>Runs the scenarios one after another into <paramref name="results"/>; 2 when one cannot start, else 0.</summary>
-    private static async Task<int> RunScenariosAsync(
-        IServiceProvider services, List<ScenarioSpec> specs, string outputDirectory, List<Scenario> results, IMatrixProgress progress, CancellationToken cancellationToken)
+    /// <summary>The options as a suite: a preset through the suite planner, else today's matrix, each cell validated as StartScenario would.</summary>
+    private static SuitePlan Plan(IServiceProvider services, RunSettings settings)
     {
-        var manager = services.GetRequiredService<ScenarioManager>();
-        var validator = services.GetRequiredService<SpecValidator>();
-        var store = services.GetRequiredService<StoreWriter>();
-        var catalog = services.GetRequiredService<ScenarioCatalog>();
-        var records = new List<ScenarioResult>();
-        for (int i = 0; i < specs.Count && !cancellationToken.IsCancellationRequested; i++)
+        if (settings.Preset is { } preset)
         {
-            ScenarioRun run;
-            try
-            {
-                run = manager.Start(validator.Resolve(specs[i]));
-            }
-            catch (RequestRefusedException e)
-            {
-                Console.Error.WriteLine($"error: {e.Message}");
-                return 2;
-            }
-
-            while (!run.Completion.IsCompleted)
-            {
-                await Task.WhenAny(run.Completion, Task.Delay(500, cancellationToken)).ConfigureAwait(false);
-                if (cancellationToken.IsCancellationRequested)
-                {
-                    run.RequestStop();
-                    await run.Completion.ConfigureAwait(false);
-                }
-
-                progress.Update(i + 1, ScenarioProtos.ToProto(run.Snapshot()));
-            }
-
-            // The series comes from the database, as ExportScenarios reads it: wait until this scenario's points are in.
-            await store.FlushAsync(CancellationToken.None).ConfigureAwait(false);
-            var scenario = run.Snapshot();
-            results.Add(ScenarioProtos.ToProto(scenario));
-            records.Add(catalog.Record(scenario));
-            // Rewritten after every scenario: an interrupted matrix still leaves the results of those that ran.
-            await WriteResultsAsync(outputDirectory, records, catalog).ConfigureAwait(false);
+            var spec = new SuiteSpec { Preset = preset, Repetitions = settings.Repetitions, Name = "run" };
+            spec.Duration = settings.DurationGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Duration) : null;
+            spec.Warmup = settings.WarmupGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup) : null;
+            return services.GetRequiredService<SuitePlanner>().Plan(spec);
         }
 
-        return 0;
+        if (settings.Repetitions is < 1 or > Reports.RoundPlanner.MaxRepetitions)
+        {
+            throw new RequestRefusedException(RefusalKind.InvalidArgument, "--repetitions", $"must be 1..{Reports.RoundPlanner.MaxRepetitions}; got {settings.Repetitions}");
+        }
+
+        var registry = services.GetRequiredService<TransportRegistry>();
+        var transports = SelectTransports(registry, settings.Transports, services.GetRequiredService<Agents.AgentLauncher>());
+        var validator = services.GetRequiredService<SpecValidator>();
+        var cells = (
+            from transport in transports
+            from access in settings.Access
+            from payload in settings.Payloads
+            select validator.Resolve(BuildSpec(settings, transport, access, payload))).ToList();
+        return new SuitePlan("run", string.Empty, settings.Repetitions, cells);
     }
 
     private static Dictionary<string, string> ProcessEnvironment() =>
         Environment.GetEnvironmentVariables().Cast<System.Collections.DictionaryEntry>()
             .ToDictionary(e => (string)e.Key, e => e.Value as string ?? string.Empty, StringComparer.Ordinal);
 
-    private static async Task WriteResultsAsync(string directory, IReadOnlyList<ScenarioResult> records, ScenarioCatalog catalog)
+    internal static async Task WriteResultsAsync(string directory, IReadOnlyList<ScenarioResult> records, ScenarioCatalog catalog)
     {
         var hdrLog = ScenarioExporter.HdrLog([.. records.Select(r => (r.Scenario.Id, catalog.LatencyIntervals(r.Scenario.Id)))]);
         await File.WriteAllTextAsync(Path.Combine(directory, "results.hlog"), hdrLog).ConfigureAwait(false);
@@ -352,7 +358,16 @@ public static class RunCommand
         double Rate,
         int LatencySampleEvery,
         RunPlacement Placement,
-        string OutputDirectory);
+        string OutputDirectory)
+    {
+        public string? Preset { get; init; }
+
+        public int Repetitions { get; init; } = 1;
+
+        public bool DurationGiven { get; init; }
+
+        public bool WarmupGiven { get; init; }
+    }
 
     private sealed record RunPlacement(string PublisherCpus, string SubscriberCpus, int RealtimePriority, bool LockMemory);
 }

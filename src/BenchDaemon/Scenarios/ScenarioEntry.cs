@@ -17,9 +17,13 @@ public sealed class ScenarioEntry
         _run = run;
         Id = run.Id;
         Claim = run.Claim;
+        SuiteId = run.SuiteId;
     }
 
     public string Id { get; }
+
+    /// <summary>The suite whose cell this is; empty for a scenario started on its own.</summary>
+    public string SuiteId { get; }
 
     /// <summary>What admission control counted for this scenario; it counts only while <see cref="Live"/> is set.</summary>
     public AdmissionControl.Claim Claim { get; }

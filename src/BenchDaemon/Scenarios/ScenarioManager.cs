@@ -21,14 +21,19 @@ public sealed class ScenarioManager(
     private readonly ConcurrentQueue<string> _order = new();
     private readonly ScenarioServices _services = new(options.Value, runtime, launcher, agents, recorder, loggers.CreateLogger("IpcBench.Scenario"));
     private readonly object _admission = new();
+    // Suites holding an admission slot for their whole run, between cells too.
+    private readonly HashSet<string> _suiteSlots = new(StringComparer.Ordinal);
     private volatile bool _shuttingDown;
     private long _started;
 
     /// <summary>Scenarios started since the daemon started (retained or not).</summary>
     public long StartedCount => Interlocked.Read(ref _started);
 
+    public bool IsShuttingDown => _shuttingDown;
+
     /// <summary>Starts a scenario of a spec the control plane has validated (SpecValidator).</summary>
-    public ScenarioRun Start(ResolvedSpec resolved)
+    /// <param name="suiteId">The suite this scenario is a cell of: it runs in that suite's slot.</param>
+    public ScenarioRun Start(ResolvedSpec resolved, string suiteId = "")
     {
         if (resolved.Transport.Capabilities.CrossProcess && launcher.UnavailableReason is { } reason)
         {
@@ -45,8 +50,8 @@ public sealed class ScenarioManager(
             // 12 hex digits: unique enough, and short enough for socket paths (108-byte limit).
             var id = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(6));
             var claim = admission.ClaimFor(resolved, id);
-            admission.Admit(claim, [.. _scenarios.Values.Where(s => !s.IsCompleted).Select(s => s.Claim)]);
-            var run = new ScenarioRun(id, resolved, _services) { Claim = claim };
+            admission.Admit(claim, Running(exceptSuite: suiteId));
+            var run = new ScenarioRun(id, resolved, _services) { Claim = claim, SuiteId = suiteId };
             var entry = new ScenarioEntry(run);
             _scenarios[id] = entry;
             recorder.Changed(run);
@@ -72,6 +77,60 @@ public sealed class ScenarioManager(
 
             return run;
         }
+    }
+
+    /// <summary>
+    /// Takes one admission slot for a suite's whole run (false when none is free): its cells then run in it one at a time,
+    /// and no other scenario takes the slot between two cells.
+    /// </summary>
+    public bool TryReserveSuiteSlot(string suiteId)
+    {
+        lock (_admission)
+        {
+            if (_shuttingDown)
+            {
+                throw new RequestRefusedException(RefusalKind.Unavailable, field: null, "the daemon is shutting down");
+            }
+
+            try
+            {
+                admission.Admit(default, Running(exceptSuite: string.Empty));
+            }
+            catch (RequestRefusedException e) when (e.Kind == RefusalKind.ResourceExhausted)
+            {
+                return false;
+            }
+
+            return _suiteSlots.Add(suiteId);
+        }
+    }
+
+    public void ReleaseSuiteSlot(string suiteId)
+    {
+        lock (_admission)
+        {
+            _suiteSlots.Remove(suiteId);
+        }
+    }
+
+    /// <summary>What running scenarios and suites hold; a suite between cells holds its slot with nothing else.</summary>
+    private List<AdmissionControl.Claim> Running(string exceptSuite)
+    {
+        var claims = new List<AdmissionControl.Claim>();
+        var suitesRunningACell = new HashSet<string>(StringComparer.Ordinal);
+        foreach (var entry in _scenarios.Values.Where(s => !s.IsCompleted))
+        {
+            if (entry.SuiteId.Length > 0 && entry.SuiteId == exceptSuite)
+            {
+                continue;
+            }
+
+            suitesRunningACell.Add(entry.SuiteId);
+            claims.Add(entry.Claim);
+        }
+
+        claims.AddRange(_suiteSlots.Where(s => s != exceptSuite && !suitesRunningACell.Contains(s)).Select(_ => default(AdmissionControl.Claim)));
+        return claims;
     }
 
     /// <summary>The scenario if this daemon holds it in memory (running, or finished and retained).</summary>

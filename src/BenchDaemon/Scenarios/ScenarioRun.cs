@@ -50,6 +50,9 @@ public sealed class ScenarioRun
 
     public string Id { get; }
 
+    /// <summary>The suite running this scenario as one of its cells; empty for a scenario started on its own.</summary>
+    public string SuiteId { get; init; } = string.Empty;
+
     /// <summary>The agent processes and shared memory admission control counted for this scenario while it runs.</summary>
     public AdmissionControl.Claim Claim { get; init; }
 
@@ -288,7 +291,7 @@ public sealed class ScenarioRun
             var stats = _finalStats ?? (_state is RunState.Pending or RunState.Starting ? null : _meter.BuildStats());
             return new ScenarioSnapshot(
                 Id, _runSpec, _state, _error, CreatedAt, _startedAt, _endedAt, stats, _environment, _lastInterval,
-                _services.Recorder.ErrorFor(Id) ?? string.Empty);
+                _services.Recorder.ErrorFor(Id) ?? string.Empty) { SuiteId = SuiteId };
         }
     }
 }

@@ -31,6 +31,11 @@ public static class ScenarioProtos
             LastInterval = s.LastInterval is { } last ? ToProto(last) : null,
             StorageError = s.StorageError,
         };
+        if (s.SuiteId.Length > 0)
+        {
+            scenario.SuiteId = s.SuiteId;
+        }
+
         return scenario;
     }
 
@@ -45,7 +50,10 @@ public static class ScenarioProtos
         s.Stats is { } stats ? FromProto(stats) : null,
         s.Environment is { } environment ? FromProto(environment) : null,
         s.LastInterval is { } last ? FromProto(last) : null,
-        s.StorageError);
+        s.StorageError)
+    {
+        SuiteId = s.SuiteId,
+    };
 
     /// <summary>What the store keeps per scenario: the <see cref="Scenario"/> message's protobuf bytes (its on-disk schema).</summary>
     public static byte[] ToStoredBytes(ScenarioSnapshot scenario) => ToProto(scenario).ToByteArray();
@@ -196,11 +204,15 @@ public static class ScenarioProtos
         P999 = Nanoseconds(s.P999Ns),
         Max = Nanoseconds(s.MaxNs),
         Mean = Nanoseconds(s.MeanNs),
+        P9999 = Nanoseconds(s.P9999Ns),
     };
 
     public static LatencySummary FromProto(LatencyStats s) => new(
         FromProto(s.Kind), (long)s.Samples, OptionalNanoseconds(s.Min), OptionalNanoseconds(s.P50), OptionalNanoseconds(s.P90),
-        OptionalNanoseconds(s.P99), OptionalNanoseconds(s.P999), OptionalNanoseconds(s.Max), OptionalNanoseconds(s.Mean));
+        OptionalNanoseconds(s.P99), OptionalNanoseconds(s.P999), OptionalNanoseconds(s.Max), OptionalNanoseconds(s.Mean))
+    {
+        P9999Ns = OptionalNanoseconds(s.P9999),
+    };
 
     public static IntervalStats ToProto(IntervalSample s) => new()
     {

@@ -1,0 +1,140 @@
+using Google.Protobuf.WellKnownTypes;
+using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Reports;
+using IpcBench.Daemon.Scenarios;
+using IpcBench.Transports;
+using IpcBench.V1;
+
+namespace IpcBench.Daemon.Control;
+
+/// <summary>
+/// A SuiteSpec (a matrix, or a preset with optional duration, warmup and repetitions) made into the engine's plan:
+/// every cell is a ScenarioSpec checked by SpecValidator, so a suite refuses exactly what StartScenario would, naming
+/// the suite's field.
+/// </summary>
+public sealed class SuitePlanner(SpecValidator validator, TransportRegistry transports)
+{
+    /// <summary>Cells × repetitions: a suite is a batch of short scenarios, not a soak.</summary>
+    public const int MaxScenarios = 2000;
+
+    public const int MaxNameLength = 200;
+
+    public SuitePlan Plan(SuiteSpec? spec)
+    {
+        if (spec is null)
+        {
+            throw Invalid("spec", "is required");
+        }
+
+        int repetitions = spec.Repetitions == 0 ? 1 : spec.Repetitions;
+        if (repetitions < 1 || repetitions > RoundPlanner.MaxRepetitions)
+        {
+            throw Invalid("spec.repetitions", $"must be 1..{RoundPlanner.MaxRepetitions} (0 means 1); got {spec.Repetitions}");
+        }
+
+        if (spec.Name.Length > MaxNameLength)
+        {
+            throw Invalid("spec.name", $"must be at most {MaxNameLength} characters; got {spec.Name.Length}");
+        }
+
+        var cells = string.IsNullOrEmpty(spec.Preset) ? Matrix(spec) : Preset(spec);
+        if (cells.Count * repetitions > MaxScenarios)
+        {
+            throw Invalid("spec", $"{cells.Count} cells x {repetitions} repetitions = {cells.Count * repetitions} scenarios; at most {MaxScenarios} per suite");
+        }
+
+        var name = spec.Name.Length > 0 ? spec.Name : string.IsNullOrEmpty(spec.Preset) ? "suite" : spec.Preset;
+        var resolved = cells.Select(cell => Resolve(cell, name)).ToList();
+        return new SuitePlan(name, spec.Preset, repetitions, resolved);
+    }
+
+    private List<ScenarioSpec> Preset(SuiteSpec spec)
+    {
+        var preset = ReferencePresets.Find(spec.Preset)
+            ?? throw Invalid("spec.preset", $"'{spec.Preset}' is not a preset; one of: {string.Join(", ", ReferencePresets.All.Select(p => p.Id))}");
+        string? matrixField = spec.Transports.Count > 0 ? "transports" : spec.PayloadBytes.Count > 0 ? "payload_bytes"
+            : spec.Topologies.Count > 0 ? "topologies" : spec.PayloadAccess.Count > 0 ? "payload_access"
+            : spec.WaitStrategies.Count > 0 ? "wait_strategies" : spec.Modes.Count > 0 ? "modes"
+            : spec.RatePerPublisher != 0 ? "rate_per_publisher" : null;
+        if (matrixField is not null)
+        {
+            throw Invalid($"spec.{matrixField}", $"must be empty with a preset (the preset '{preset.Id}' fixes the matrix); only duration, warmup, repetitions and name may be given");
+        }
+
+        // duration and warmup may shorten a preset (a quick check of the whole path); the published figures were measured over the preset's own.
+        return [.. preset.Cells.Select(cell => SuiteCells.ToSpec(cell.Key, preset.Duration, preset.Warmup, 0, preset.Id))
+            .Select(s =>
+            {
+                s.Duration = spec.Duration ?? s.Duration;
+                s.Warmup = spec.Warmup ?? s.Warmup;
+                return s;
+            })];
+    }
+
+    private List<ScenarioSpec> Matrix(SuiteSpec spec)
+    {
+        if (spec.PayloadBytes.Count == 0)
+        {
+            throw Invalid("spec.payload_bytes", "needs at least one payload size (or give a preset)");
+        }
+
+        if (spec.Duration is null)
+        {
+            throw Invalid("spec.duration", "is required: every scenario of a suite runs for this long (a suite never soaks)");
+        }
+
+        var transportIds = spec.Transports.Count > 0
+            ? [.. spec.Transports]
+            : transports.All.Where(t => t.UnavailableReason is null).Select(t => t.Id).ToList();
+        var topologies = spec.Topologies.Count > 0 ? [.. spec.Topologies] : new List<SuiteTopology> { new() { Publishers = 1, Subscribers = 1 } };
+        var accesses = spec.PayloadAccess.Count > 0 ? [.. spec.PayloadAccess] : new List<PayloadAccess> { PayloadAccess.Full };
+        var waits = spec.WaitStrategies.Count > 0 ? [.. spec.WaitStrategies] : new List<WaitStrategy> { WaitStrategy.Unspecified };
+        var modes = spec.Modes.Count > 0 ? [.. spec.Modes] : new List<Mode> { Mode.Stream };
+        return [.. from transport in transportIds
+                   from payload in spec.PayloadBytes
+                   from topology in topologies
+                   from access in accesses
+                   from wait in waits
+                   from mode in modes
+                   select new ScenarioSpec
+                   {
+                       Transport = transport,
+                       PayloadBytes = payload,
+                       Publishers = topology.Publishers,
+                       Subscribers = topology.Subscribers,
+                       Topology = topology.Topology,
+                       PayloadAccess = access,
+                       WaitStrategy = wait,
+                       Mode = mode,
+                       Duration = spec.Duration,
+                       Warmup = spec.Warmup ?? new Duration(),
+                       RatePerPublisher = spec.RatePerPublisher,
+                   }];
+    }
+
+    private ResolvedSpec Resolve(ScenarioSpec cell, string name)
+    {
+        cell.Name = name;
+        try
+        {
+            return validator.Resolve(cell);
+        }
+        catch (RequestRefusedException e) when (e.Field is { } field)
+        {
+            // The cell's field named as the suite's: spec.transport -> spec.transports, spec.publishers -> spec.topologies, ...
+            var suiteField = field switch
+            {
+                "spec.transport" => "spec.transports",
+                "spec.publishers" or "spec.subscribers" or "spec.topology" => "spec.topologies",
+                "spec.wait_strategy" => "spec.wait_strategies",
+                "spec.mode" => "spec.modes",
+                _ => field,
+            };
+            var reason = e.Message[(field.Length + 2)..];
+            throw new RequestRefusedException(e.Kind, suiteField, $"cell {cell.Transport} {cell.PayloadBytes} B {cell.Publishers}:{cell.Subscribers}: {reason}");
+        }
+    }
+
+    private static RequestRefusedException Invalid(string field, string reason) => new(RefusalKind.InvalidArgument, field, reason);
+}

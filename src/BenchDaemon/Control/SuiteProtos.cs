@@ -1,0 +1,117 @@
+using Google.Protobuf.WellKnownTypes;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Reports;
+using IpcBench.Daemon.Schema;
+using IpcBench.V1;
+
+namespace IpcBench.Daemon.Control;
+
+/// <summary>
+/// A suite in control.proto's terms: the engine's SuiteSnapshot with each cell's statistics and published figures taken
+/// from the report model (so the response, the exports and `run` show the same medians). Scenario parts go through
+/// Schema/ScenarioProtos, the one scenario mapping.
+/// </summary>
+public static class SuiteProtos
+{
+    public static SuiteState ToProto(SuiteRunState state) => (SuiteState)state;
+
+    public static SuiteRunState FromProto(SuiteState state) => (SuiteRunState)state;
+
+    public static Suite ToProto(SuiteSnapshot suite, SuiteReport report, RunEnvironment? environment)
+    {
+        var proto = new Suite
+        {
+            Id = suite.Id,
+            Name = suite.Name,
+            Spec = SpecOf(suite),
+            State = ToProto(suite.State),
+            Error = suite.Error,
+            CreatedAt = Timestamp.FromDateTime(Utc(suite.CreatedAt)),
+            StartedAt = suite.StartedAt is { } started ? Timestamp.FromDateTime(Utc(started)) : null,
+            EndedAt = suite.EndedAt is { } ended ? Timestamp.FromDateTime(Utc(ended)) : null,
+            ScenariosTotal = suite.ScenariosTotal,
+            ScenariosDone = suite.ScenariosDone,
+            Environment = environment is null ? null : ScenarioProtos.ToProto(environment),
+        };
+        for (int i = 0; i < suite.Cells.Count; i++)
+        {
+            var cell = new SuiteCell { Spec = ScenarioProtos.ToProto(suite.Cells[i].Spec) };
+            cell.ScenarioIds.AddRange(suite.Cells[i].ScenarioIds);
+            var summary = report.Cells[i].Summary;
+            cell.Stats = ToProto(summary);
+            foreach (var figure in report.Cells[i].Published)
+            {
+                cell.Published.Add(SuiteCells.ToProto(figure, figure.Measured(summary)));
+            }
+
+            proto.Cells.Add(cell);
+        }
+
+        return proto;
+    }
+
+    public static SuiteCellStats ToProto(CellSummary s) => new()
+    {
+        Repetitions = s.Repetitions,
+        MessagesPerSecond = Value(s.MessagesPerSecond),
+        BytesPerSecond = Value(s.BytesPerSecond),
+        DaemonCpuPercent = Value(s.DaemonCpuPercent),
+        AgentsCpuPercent = Value(s.AgentsCpuPercent),
+        LatencyP50 = Nanoseconds(s.LatencyP50),
+        LatencyP90 = Nanoseconds(s.LatencyP90),
+        LatencyP99 = Nanoseconds(s.LatencyP99),
+        LatencyP999 = Nanoseconds(s.LatencyP999),
+        LatencyP9999 = Nanoseconds(s.LatencyP9999),
+        LatencyMax = Nanoseconds(s.LatencyMax),
+        SpreadPercent = s.SpreadPercent,
+        SpreadExceeded = s.SpreadExceeded,
+    };
+
+    /// <summary>
+    /// The spec as submitted: a preset's id (with the duration and warmup it ran if they were overridden), or the matrix
+    /// its cells span.
+    /// </summary>
+    public static SuiteSpec SpecOf(SuiteSnapshot suite)
+    {
+        var spec = new SuiteSpec { Name = suite.Name, Repetitions = suite.Repetitions, Preset = suite.Preset };
+        var first = suite.Cells.Count > 0 ? suite.Cells[0].Spec : null;
+        if (suite.Preset.Length > 0)
+        {
+            var preset = ReferencePresets.Find(suite.Preset);
+            if (first is not null && preset is not null && (first.Duration != preset.Duration || first.Warmup != preset.Warmup))
+            {
+                spec.Duration = first.Duration is { } d ? Duration.FromTimeSpan(d) : null;
+                spec.Warmup = first.Warmup is { } w ? Duration.FromTimeSpan(w) : null;
+            }
+
+            return spec;
+        }
+
+        var cells = suite.Cells.Select(c => c.Spec).ToList();
+        spec.Transports.AddRange(cells.Select(c => c.Transport).Distinct());
+        spec.PayloadBytes.AddRange(cells.Select(c => c.PayloadBytes).Distinct());
+        spec.Topologies.AddRange(cells.Select(c => (c.Publishers, c.Subscribers, c.Topology)).Distinct()
+            .Select(t => new SuiteTopology { Publishers = t.Publishers, Subscribers = t.Subscribers, Topology = ScenarioProtos.ToProto(t.Topology) }));
+        spec.PayloadAccess.AddRange(cells.Select(c => ScenarioProtos.ToProto(c.PayloadAccess)).Distinct());
+        spec.Modes.AddRange(cells.Select(c => ScenarioProtos.ToProto(c.Mode)).Distinct());
+        if (first is not null)
+        {
+            spec.Duration = first.Duration is { } d ? Duration.FromTimeSpan(d) : null;
+            spec.Warmup = first.Warmup is { } w ? Duration.FromTimeSpan(w) : null;
+            spec.RatePerPublisher = first.RatePerPublisher;
+        }
+
+        return spec;
+    }
+
+    private static RepeatedValue Value(Spread s) => new() { Median = s.Median, Min = s.Min, Max = s.Max };
+
+    private static RepeatedDuration Nanoseconds(Spread s) => new()
+    {
+        Median = ScenarioProtos.Nanoseconds((long)s.Median),
+        Min = ScenarioProtos.Nanoseconds((long)s.Min),
+        Max = ScenarioProtos.Nanoseconds((long)s.Max),
+    };
+
+    private static DateTime Utc(DateTime time) => DateTime.SpecifyKind(time, DateTimeKind.Utc);
+}

@@ -1,0 +1,104 @@
+using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Reports;
+using IpcBench.Daemon.Scenarios;
+using IpcBench.Transports;
+
+namespace IpcBench.Daemon.Control;
+
+/// <summary>
+/// A suite's report model fed from its scenarios' real results: every repetition's rates, CPU, latency percentiles and
+/// per-second series, read from the catalog (memory or database). What ExportSuite, CompareSuites and `run` render.
+/// </summary>
+public sealed class SuiteReports(ScenarioCatalog catalog)
+{
+    public SuiteReport Build(SuiteSnapshot suite)
+    {
+        var preset = string.IsNullOrEmpty(suite.Preset) ? null : ReferencePresets.Find(suite.Preset);
+        RunEnvironment? environment = null;
+        var cells = new List<ReportCell>(suite.Cells.Count);
+        for (int i = 0; i < suite.Cells.Count; i++)
+        {
+            var cell = suite.Cells[i];
+            var repetitions = new List<RepetitionResult>();
+            for (int r = 0; r < cell.ScenarioIds.Count; r++)
+            {
+                if (Read(cell.ScenarioIds[r]) is not { } result)
+                {
+                    repetitions.Add(new RepetitionResult(r + 1, cell.ScenarioIds[r], "the scenario is no longer kept (IpcBench:MaxStoredScenarios retention)",
+                        0, 0, 0, 0, LatencyPercentiles.None, []));
+                    continue;
+                }
+
+                environment ??= result.Scenario.Environment;
+                repetitions.Add(Repetition(r + 1, result));
+            }
+
+            // A preset's own keys: its labels and published figures are written against them.
+            var presetCell = preset is not null && i < preset.Cells.Count ? preset.Cells[i] : null;
+            cells.Add(new ReportCell(presetCell?.Key ?? KeyOf(cell.Spec), cell.Spec.Duration ?? TimeSpan.Zero, cell.Spec.Warmup ?? TimeSpan.Zero,
+                repetitions, presetCell?.Published ?? []));
+        }
+
+        return new SuiteReport(suite.Id, suite.Name, suite.State.ToString().ToUpperInvariant(), Utc(suite.CreatedAt), suite.EndedAt is { } end ? Utc(end) : null,
+            suite.Repetitions, Environment(environment), cells, preset?.Id, preset?.Title, preset?.Reproduces);
+    }
+
+    public static CellKey KeyOf(RunSpec spec) => new(
+        spec.Transport,
+        spec.PayloadBytes,
+        spec.Publishers,
+        spec.Subscribers,
+        spec.Topology == RunTopology.Paired ? CellTopology.Paired : CellTopology.AllToAll,
+        spec.PayloadAccess == RunPayloadAccess.HeaderOnly ? CellAccess.HeaderOnly : CellAccess.Full,
+        spec.Mode == RunMode.RoundTrip ? CellMode.RoundTrip : CellMode.Stream,
+        spec.WaitMode switch
+        {
+            WaitMode.Spin => CellWait.Spin,
+            WaitMode.Yield => CellWait.Yield,
+            WaitMode.Block => CellWait.Block,
+            _ => CellWait.Default,
+        });
+
+    private ScenarioResult? Read(string scenarioId)
+    {
+        try
+        {
+            return catalog.Record(catalog.Get(scenarioId));
+        }
+        catch (RequestRefusedException e) when (e.Kind == RefusalKind.NotFound)
+        {
+            return null;
+        }
+    }
+
+    private static RepetitionResult Repetition(int round, ScenarioResult result)
+    {
+        var scenario = result.Scenario;
+        var series = result.Series.Select(p => new SeriesPoint(p.Elapsed.TotalSeconds, p.MessagesPerSecond, p.DaemonCpuPercent, p.AgentsCpuPercent)).ToList();
+        if (scenario.State != RunState.Completed || scenario.Stats is not { } stats)
+        {
+            var why = scenario.Error.Length > 0 ? scenario.Error : $"ended {scenario.State.ToString().ToUpperInvariant()}";
+            return new RepetitionResult(round, scenario.Id, why, 0, 0, 0, 0, LatencyPercentiles.None, series);
+        }
+
+        double daemon = stats.Processes.Where(p => p.Role == ProcessUsage.DaemonRole).Sum(p => p.CpuPercent);
+        double agents = stats.Processes.Where(p => p.Role == ProcessUsage.AgentRole).Sum(p => p.CpuPercent);
+        var latency = stats.Latency is { } l
+            ? new LatencyPercentiles(l.Samples, l.P50Ns ?? 0, l.P90Ns ?? 0, l.P99Ns ?? 0, l.P999Ns ?? 0, l.P9999Ns ?? 0, l.MaxNs ?? 0)
+            : LatencyPercentiles.None;
+        return new RepetitionResult(round, scenario.Id, null, stats.MessagesPerSecond, stats.BytesPerSecond, daemon, agents, latency, series);
+    }
+
+    private static ReportEnvironment Environment(RunEnvironment? e) => new(
+        e?.Hostname ?? System.Environment.MachineName,
+        e?.CpuModel ?? "unknown",
+        e?.LogicalCores ?? System.Environment.ProcessorCount,
+        e?.Kernel ?? "unknown",
+        e?.Os ?? "unknown",
+        e?.DotnetVersion ?? System.Environment.Version.ToString(),
+        BuildInfo.Current.Version,
+        e?.CoreToCoreRoundTripNs);
+
+    private static DateTimeOffset Utc(DateTime time) => new(DateTime.SpecifyKind(time, DateTimeKind.Utc));
+}

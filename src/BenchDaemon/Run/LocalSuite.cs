@@ -1,0 +1,82 @@
+using IpcBench.Daemon.Control;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Reports;
+using IpcBench.Daemon.Scenarios;
+using IpcBench.Daemon.Schema;
+using IpcBench.V1;
+
+namespace IpcBench.Daemon.Run;
+
+/// <summary>
+/// `run` as a client of the suite engine, in process: the matrix (or preset) is one suite, run by the same SuiteManager
+/// StartSuite uses, interleaved rounds and all; this only follows it, shows progress and writes the files.
+/// </summary>
+internal static class LocalSuite
+{
+    private static readonly TimeSpan Tick = TimeSpan.FromMilliseconds(500);
+
+    /// <summary>Runs <paramref name="plan"/> to its end (Ctrl+C stops it); its scenarios in run order go to <paramref name="results"/>.</summary>
+    public static async Task<SuiteSnapshot> RunAsync(
+        IServiceProvider services, SuitePlan plan, string outputDirectory, List<Scenario> results, IMatrixProgress progress, CancellationToken cancellationToken)
+    {
+        var suites = services.GetRequiredService<SuiteManager>();
+        var store = services.GetRequiredService<StoreWriter>();
+        var catalog = services.GetRequiredService<ScenarioCatalog>();
+        var suite = suites.Start(plan);
+        var records = new List<ScenarioResult>();
+        var recorded = new HashSet<string>(StringComparer.Ordinal);
+        while (true)
+        {
+            await Task.WhenAny(suite.Completion, suite.Changed, Task.Delay(Tick, CancellationToken.None)).ConfigureAwait(false);
+            if (cancellationToken.IsCancellationRequested)
+            {
+                suite.RequestStop();
+            }
+
+            var snapshot = suite.Snapshot();
+            var finished = Finished(snapshot).Where(recorded.Add).ToList();
+            if (finished.Count > 0)
+            {
+                // The series comes from the database, as ExportSuite reads it: wait until these scenarios' points are in.
+                await store.FlushAsync(CancellationToken.None).ConfigureAwait(false);
+                foreach (var id in finished)
+                {
+                    var scenario = catalog.Get(id);
+                    results.Add(ScenarioProtos.ToProto(scenario));
+                    // Its final state on the progress line too (COMPLETED, FAILED ...), as before the next one starts.
+                    progress.Update(results.Count, results[^1]);
+                    records.Add(catalog.Record(scenario));
+                }
+
+                // Rewritten after every scenario: an interrupted matrix still leaves the results of those that ran.
+                await RunCommand.WriteResultsAsync(outputDirectory, records, catalog).ConfigureAwait(false);
+            }
+
+            if (suite.Running is { } running)
+            {
+                progress.Update(results.Count + 1, ScenarioProtos.ToProto(running.Snapshot()));
+            }
+
+            if (suite.Completion.IsCompleted && Finished(suite.Snapshot()).All(recorded.Contains))
+            {
+                return suite.Snapshot();
+            }
+        }
+    }
+
+    /// <summary>The report of a finished suite (with its published-vs-measured table for a preset), and report.html beside the results.</summary>
+    public static async Task<SuiteReport> ReportAsync(IServiceProvider services, SuiteSnapshot suite, string outputDirectory)
+    {
+        var report = services.GetRequiredService<SuiteReports>().Build(suite);
+        await File.WriteAllTextAsync(Path.Combine(outputDirectory, "report.html"), HtmlReport.Render(report)).ConfigureAwait(false);
+        return report;
+    }
+
+    /// <summary>Finished scenarios in the order they ran (round by round), the running one left out.</summary>
+    private static IEnumerable<string> Finished(SuiteSnapshot suite) =>
+        RoundPlanner.Plan(Math.Max(1, suite.Cells.Count), suite.Repetitions)
+            .Where(step => step.Cell < suite.Cells.Count && suite.Cells[step.Cell].ScenarioIds.Count >= step.Round)
+            .Select(step => suite.Cells[step.Cell].ScenarioIds[step.Round - 1])
+            .Where(id => id != suite.RunningScenarioId);
+}

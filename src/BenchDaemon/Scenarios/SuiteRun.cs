@@ -1,0 +1,196 @@
+using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Reports;
+
+namespace IpcBench.Daemon.Scenarios;
+
+/// <summary>What a suite runs: its cells (validated specs) and how many interleaved rounds.</summary>
+/// <param name="Preset">The preset id it expanded, or empty for a matrix.</param>
+public sealed record SuitePlan(string Name, string Preset, int Repetitions, IReadOnlyList<ResolvedSpec> Cells);
+
+/// <summary>
+/// One suite: waits for its admission slot, then runs its cells one scenario at a time in RoundPlanner's order (round 1
+/// runs every cell once, then round 2, ...), so a drift of the machine spreads over all cells instead of one cell's
+/// repetitions. Its scenarios are ordinary scenarios carrying its id.
+/// </summary>
+public sealed class SuiteRun
+{
+    private static readonly TimeSpan SlotRetry = TimeSpan.FromMilliseconds(250);
+
+    private readonly object _gate = new();
+    private readonly TaskCompletionSource _stopRequested = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly TaskCompletionSource _completed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly List<string>[] _scenarioIds;
+    private readonly RunSpec[] _cellSpecs;
+    private TaskCompletionSource _changed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private SuiteRunState _state = SuiteRunState.Pending;
+    private string _error = string.Empty;
+    private DateTime? _startedAt;
+    private DateTime? _endedAt;
+    private int _done;
+    private PlannedRun? _current;
+    private ScenarioRun? _running;
+
+    private readonly Action<SuiteRun> _changedCallback;
+
+    /// <param name="changed">Called after every change (the store writes the suite's row).</param>
+    public SuiteRun(string id, SuitePlan plan, Action<SuiteRun> changed)
+    {
+        _changedCallback = changed;
+        Id = id;
+        Plan = plan;
+        CreatedAt = DateTime.UtcNow;
+        _scenarioIds = [.. plan.Cells.Select(_ => new List<string>())];
+        _cellSpecs = [.. plan.Cells.Select(c => c.ToRunSpec())];
+    }
+
+    public string Id { get; }
+
+    public SuitePlan Plan { get; }
+
+    public DateTime CreatedAt { get; }
+
+    /// <summary>Completes once the suite has finished and released its admission slot.</summary>
+    public Task Completion => _completed.Task;
+
+    /// <summary>The scenario running now, if any: WatchSuite reads its live rate.</summary>
+    public ScenarioRun? Running
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _running;
+            }
+        }
+    }
+
+    /// <summary>Completes at the next change of state, cell or finished scenario (WatchSuite sends a snapshot then).</summary>
+    public Task Changed
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _changed.Task;
+            }
+        }
+    }
+
+    /// <summary>Stops the running cell's scenario; the suite ends STOPPED with the cells finished so far.</summary>
+    public void RequestStop() => _stopRequested.TrySetResult();
+
+    /// <param name="cellDone">Called after each finished scenario (the /metrics counter).</param>
+    public async Task RunAsync(ScenarioManager scenarios, Action cellDone)
+    {
+        bool reserved = false;
+        try
+        {
+            reserved = await ReserveAsync(scenarios).ConfigureAwait(false);
+            if (!reserved)
+            {
+                Finish(SuiteRunState.Stopped, string.Empty);
+                return;
+            }
+
+            Update(() =>
+            {
+                _state = SuiteRunState.Running;
+                _startedAt = DateTime.UtcNow;
+            });
+            foreach (var step in RoundPlanner.Plan(Plan.Cells.Count, Plan.Repetitions))
+            {
+                if (_stopRequested.Task.IsCompleted)
+                {
+                    break;
+                }
+
+                var run = scenarios.Start(Plan.Cells[step.Cell], suiteId: Id);
+                Update(() =>
+                {
+                    _current = step;
+                    _running = run;
+                    _scenarioIds[step.Cell].Add(run.Id);
+                });
+                if (await Task.WhenAny(run.Completion, _stopRequested.Task).ConfigureAwait(false) != run.Completion)
+                {
+                    run.RequestStop();
+                    await run.Completion.ConfigureAwait(false);
+                }
+
+                cellDone();
+                Update(() =>
+                {
+                    _done++;
+                    _running = null;
+                    _current = null;
+                });
+            }
+
+            Finish(_stopRequested.Task.IsCompleted ? SuiteRunState.Stopped : SuiteRunState.Completed, string.Empty);
+        }
+        catch (Exception e)
+        {
+            // A cell the daemon refused to start (shutting down, agents gone): the suite ends with the cells it has.
+            Finish(SuiteRunState.Failed, e is RequestRefusedException ? e.Message : $"{e.GetType().Name}: {e.Message}");
+        }
+        finally
+        {
+            if (reserved)
+            {
+                scenarios.ReleaseSuiteSlot(Id);
+            }
+
+            _completed.TrySetResult();
+        }
+    }
+
+    public SuiteSnapshot Snapshot()
+    {
+        lock (_gate)
+        {
+            var cells = _cellSpecs.Select((spec, i) => new SuiteCellRecord(spec, [.. _scenarioIds[i]])).ToList();
+            return new SuiteSnapshot(Id, Plan.Name, Plan.Preset, Plan.Repetitions, _state, _error, CreatedAt, _startedAt, _endedAt, cells, _done,
+                _current?.Round, _current?.Cell, _running?.Id);
+        }
+    }
+
+    /// <summary>Waits (PENDING) until a slot is free; false when stopped while waiting.</summary>
+    private async Task<bool> ReserveAsync(ScenarioManager scenarios)
+    {
+        while (!_stopRequested.Task.IsCompleted)
+        {
+            if (scenarios.TryReserveSuiteSlot(Id))
+            {
+                return true;
+            }
+
+            await Task.WhenAny(_stopRequested.Task, Task.Delay(SlotRetry)).ConfigureAwait(false);
+        }
+
+        return false;
+    }
+
+    private void Finish(SuiteRunState state, string error) => Update(() =>
+    {
+        _state = state;
+        _error = error;
+        _endedAt = DateTime.UtcNow;
+        _running = null;
+        _current = null;
+    });
+
+    private void Update(Action change)
+    {
+        TaskCompletionSource changed;
+        lock (_gate)
+        {
+            change();
+            changed = _changed;
+            _changed = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        }
+
+        changed.TrySetResult();
+        _changedCallback(this);
+    }
+}
