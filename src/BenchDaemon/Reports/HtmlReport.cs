@@ -71,10 +71,10 @@ public static class HtmlReport
             "<th>Published</th><th>Our cell</th><th>Ours</th><th>Ratio</th><th>Spread</th><th>Method differences</th></tr></thead><tbody>\n");
         foreach (var r in rows)
         {
-            string measured = r.Measured is { } m ? (r.Metric == FigureMetric.MessagesPerSecond ? Count(m) : Number(Math.Round(m, 3))) + " " + r.Unit : "not run";
+            string measured = r.MeasuredText;
             html.Append($"<tr><td>{E(r.Reference)}</td><td>{E(r.Label)}</td><td>{E(r.PublishedText)}</td><td>{E(r.CellLabel)}</td><td>{E(measured)}</td>" +
                 $"<td>{(r.Ratio is { } ratio ? Ratio(ratio) : "–")}</td><td{(r.SpreadPercent > RepetitionStats.SpreadThresholdPercent ? " class=\"spread\"" : string.Empty)}>" +
-                $"{(r.Measured is null ? "–" : $"{r.SpreadPercent:0.#} %")}</td><td class=\"method\">{E(r.MethodDifferences)}</td></tr>\n");
+                $"{(r.HasSpread ? $"{r.SpreadPercent:0.#} %" : "–")}</td><td class=\"method\">{E(r.MethodDifferences)}</td></tr>\n");
         }
 
         html.Append("</tbody></table></section>\n");
@@ -92,7 +92,7 @@ public static class HtmlReport
                 $"<td>{Count(s.MessagesPerSecond.Median)}</td><td>{Count(s.MessagesPerSecond.Min)}–{Count(s.MessagesPerSecond.Max)}</td>" +
                 $"<td>{Megabytes(s.BytesPerSecond.Median)}</td><td>{Percent(s.DaemonCpuPercent.Median)}</td><td>{Percent(s.AgentsCpuPercent.Median)}</td>" +
                 $"<td>{Micros(s.LatencyP50.Median)}</td><td>{Micros(s.LatencyP99.Median)}</td><td>{Micros(s.LatencyP9999.Median)}</td>" +
-                $"<td{(s.SpreadExceeded ? " class=\"spread\"" : string.Empty)}>{s.SpreadPercent:0.#} %</td></tr>\n");
+                $"<td{(s.SpreadExceeded ? " class=\"spread\"" : string.Empty)}>{(s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %" : "–")}</td></tr>\n");
         }
 
         html.Append("</tbody></table></section>\n");

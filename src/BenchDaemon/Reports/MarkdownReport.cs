@@ -118,8 +118,8 @@ public static class MarkdownReport
         text.AppendLine("|---|---|---|---|---|---|---|---|");
         foreach (var r in rows)
         {
-            string measured = r.Measured is { } m ? (r.Metric == FigureMetric.MessagesPerSecond ? Count(m) : Number(Math.Round(m, 3))) + " " + r.Unit : "not run";
-            string spread = r.Measured is null ? "–" : $"{r.SpreadPercent:0.#} %{(r.SpreadPercent > RepetitionStats.SpreadThresholdPercent ? " " + SpreadMark : string.Empty)}";
+            string measured = r.MeasuredText;
+            string spread = !r.HasSpread ? "–" : $"{r.SpreadPercent:0.#} %{(r.SpreadPercent > RepetitionStats.SpreadThresholdPercent ? " " + SpreadMark : string.Empty)}";
             text.AppendLine($"| {Escape(r.Reference)} | {Escape(r.Label)} | {Escape(r.PublishedText)} | {Escape(r.CellLabel)} | {measured} | " +
                 $"{(r.Ratio is { } ratio ? Ratio(ratio) : "–")} | {spread} | {Escape(r.MethodDifferences)} |");
         }

@@ -44,7 +44,7 @@ public sealed record SummaryDocument(CellSummary Figures, double SpreadPercent, 
 
 /// <summary>A row of the published-vs-measured table: the REFERENCE figure, ours, their ratio, and why they differ.</summary>
 public sealed record PublishedRow(int Cell, string CellLabel, string Reference, string Label, FigureMetric Metric, string Unit, string PublishedText,
-    double Published, double? Measured, double? Ratio, bool HigherIsBetter, double SpreadPercent, string MethodDifferences)
+    double Published, double? Measured, double? Ratio, bool HigherIsBetter, double SpreadPercent, string MethodDifferences, string MeasuredText, bool HasSpread)
 {
     public static IReadOnlyList<PublishedRow> All(SuiteReport report)
     {
@@ -58,7 +58,8 @@ public sealed record PublishedRow(int Cell, string CellLabel, string Reference, 
                 double? measured = figure.Measured(summary);
                 rows.Add(new PublishedRow(i, cell.Key.Label, figure.Reference, figure.Label, figure.Metric, figure.Unit, figure.PublishedText,
                     figure.Value, measured, measured is { } m && figure.Value != 0 ? m / figure.Value : null, figure.HigherIsBetter,
-                    summary.SpreadPercent, figure.MethodDifferences));
+                    summary.SpreadPercent, figure.MethodDifferences,
+                    measured is { } value ? figure.Format(value) + " " + figure.Unit : "not run", summary.Repetitions > 1));
             }
         }
 

@@ -27,5 +27,7 @@ public static class ReportFormatting
 
     public static string Ratio(double value) => value.ToString(value < 0.1 ? "0.000" : "0.00", CultureInfo.InvariantCulture);
 
-    public static string Number(double value) => value.ToString("0.###", CultureInfo.InvariantCulture);
+    /// <summary>About three significant digits: a figure measured to ±10 % has no more.</summary>
+    public static string Number(double value) =>
+        value.ToString(Math.Abs(value) >= 100 ? "0" : Math.Abs(value) >= 10 ? "0.#" : "0.##", CultureInfo.InvariantCulture);
 }
