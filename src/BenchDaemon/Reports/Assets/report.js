@@ -36,12 +36,13 @@
     return grid;
   }
 
-  function chart(grid, kind, title, config) {
+  function chart(grid, kind, title, config, height) {
     const figure = document.createElement('figure');
     const caption = document.createElement('figcaption');
     caption.textContent = title;
     const plot = document.createElement('div');
     plot.className = 'plot';
+    if (height) plot.style.height = `${height}px`;
     const canvas = document.createElement('canvas');
     canvas.dataset.kind = kind;
     canvas.setAttribute('aria-label', title);
@@ -143,12 +144,14 @@
   if (doc.published.length > 0) {
     const pub = section('Published vs measured', 'REFERENCE.md figures beside ours (median); the table below gives the ratio and the method differences.');
     for (const [unit, rows] of groupBy(doc.published.filter((r) => r.measured !== null), (r) => r.unit)) {
+      // Horizontal bars labelled with both sides: one published figure can stand beside two of our cells
+      // (HEADER_ONLY as published and FULL), and only the cell tells them apart.
       chart(pub, 'published', `Published vs measured — ${unit}`, { type: 'bar',
-        data: { labels: rows.map((r) => r.label), datasets: [
+        data: { labels: rows.map((r) => [r.label, `ours: ${r.cell_label}`]), datasets: [
           { label: 'published', data: rows.map((r) => r.published), backgroundColor: '#bab0ac' },
           { label: 'measured here', data: rows.map((r) => r.measured), backgroundColor: '#4e79a7' },
         ] },
-        options: { scales: { y: log(unit) } } });
+        options: { indexAxis: 'y', scales: { x: log(unit) } } }, Math.max(320, 90 + 40 * rows.length));
     }
   }
 
