@@ -20,6 +20,15 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
 
     public const int MaxNameLength = 200;
 
+    /// <summary>
+    /// Placement fields whose refusal does not depend on the cell. realtime_priority is not among them: SCHED_FIFO is
+    /// refused with a polling wait strategy, which is a cell's.
+    /// </summary>
+    private static readonly HashSet<string> CellIndependent = new(StringComparer.Ordinal)
+    {
+        "spec.publisher_cpus", "spec.subscriber_cpus", "spec.lock_memory", "spec.max_noise_percent",
+    };
+
     public SuitePlan Plan(SuiteSpec? spec)
     {
         if (spec is null)
@@ -45,7 +54,7 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
         }
 
         var name = spec.Name.Length > 0 ? spec.Name : string.IsNullOrEmpty(spec.Preset) ? "suite" : spec.Preset;
-        var resolved = cells.Select(cell => Resolve(cell, name)).ToList();
+        var resolved = cells.Select(cell => Resolve(WithPlacement(cell, spec), name)).ToList();
         return new SuitePlan(name, spec.Preset, repetitions, resolved);
     }
 
@@ -59,7 +68,7 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
             : spec.RatePerPublisher != 0 ? "rate_per_publisher" : null;
         if (matrixField is not null)
         {
-            throw Invalid($"spec.{matrixField}", $"must be empty with a preset (the preset '{preset.Id}' fixes the matrix); only duration, warmup, repetitions and name may be given");
+            throw Invalid($"spec.{matrixField}", $"must be empty with a preset (the preset '{preset.Id}' fixes the matrix); only duration, warmup, repetitions, name and the placement fields may be given");
         }
 
         // duration and warmup may shorten a preset (a quick check of the whole path); the published figures were measured over the preset's own.
@@ -113,6 +122,37 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
                    }];
     }
 
+    /// <summary>The suite's placement and noise bound on a cell: the same for every cell, as placement is not a cell dimension.</summary>
+    private static ScenarioSpec WithPlacement(ScenarioSpec cell, SuiteSpec spec)
+    {
+        if (spec.HasPublisherCpus)
+        {
+            cell.PublisherCpus = spec.PublisherCpus;
+        }
+
+        if (spec.HasSubscriberCpus)
+        {
+            cell.SubscriberCpus = spec.SubscriberCpus;
+        }
+
+        if (spec.HasRealtimePriority)
+        {
+            cell.RealtimePriority = spec.RealtimePriority;
+        }
+
+        if (spec.HasLockMemory)
+        {
+            cell.LockMemory = spec.LockMemory;
+        }
+
+        if (spec.HasMaxNoisePercent)
+        {
+            cell.MaxNoisePercent = spec.MaxNoisePercent;
+        }
+
+        return cell;
+    }
+
     private ResolvedSpec Resolve(ScenarioSpec cell, string name)
     {
         cell.Name = name;
@@ -132,6 +172,12 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
                 _ => field,
             };
             var reason = e.Message[(field.Length + 2)..];
+            if (CellIndependent.Contains(field))
+            {
+                // The suite's own field, wrong for every cell alike: naming one cell would suggest it is about that cell.
+                throw new RequestRefusedException(e.Kind, suiteField, reason);
+            }
+
             throw new RequestRefusedException(e.Kind, suiteField, $"cell {cell.Transport} {cell.PayloadBytes} B {cell.Publishers}:{cell.Subscribers}: {reason}");
         }
     }

@@ -35,8 +35,21 @@ public static class SuiteProtos
         };
         for (int i = 0; i < suite.Cells.Count; i++)
         {
-            var cell = new SuiteCell { Spec = ScenarioProtos.ToProto(suite.Cells[i].Spec) };
-            cell.ScenarioIds.AddRange(suite.Cells[i].ScenarioIds);
+            var record = suite.Cells[i];
+            var cell = new SuiteCell
+            {
+                Spec = ScenarioProtos.ToProto(record.Spec),
+                NoiseRetries = record.Retries,
+                FailedNoisy = record.NoisyAttempts.Any(a => !a.Retried),
+            };
+            cell.ScenarioIds.AddRange(record.ScenarioIds);
+            cell.NoisyAttempts.AddRange(record.NoisyAttempts.Select(a => new IpcBench.V1.SuiteNoisyAttempt
+            {
+                Round = a.Round,
+                ScenarioId = a.ScenarioId,
+                NoisePercent = a.NoisePercent,
+                Retried = a.Retried,
+            }));
             var summary = report.Cells[i].Summary;
             cell.Stats = ToProto(summary);
             foreach (var figure in report.Cells[i].Published)
@@ -69,12 +82,17 @@ public static class SuiteProtos
 
     /// <summary>
     /// The spec as submitted: a preset's id (with the duration and warmup it ran if they were overridden), or the matrix
-    /// its cells span.
+    /// its cells span; with either, the placement every cell ran with.
     /// </summary>
     public static SuiteSpec SpecOf(SuiteSnapshot suite)
     {
         var spec = new SuiteSpec { Name = suite.Name, Repetitions = suite.Repetitions, Preset = suite.Preset };
         var first = suite.Cells.Count > 0 ? suite.Cells[0].Spec : null;
+        if (first is not null)
+        {
+            AddPlacement(spec, first);
+        }
+
         if (suite.Preset.Length > 0)
         {
             var preset = ReferencePresets.Find(suite.Preset);
@@ -102,6 +120,35 @@ public static class SuiteProtos
         }
 
         return spec;
+    }
+
+    /// <summary>Only what was set: an unpinned, normal-priority suite without a noise bound shows none of the fields.</summary>
+    private static void AddPlacement(SuiteSpec spec, RunSpec cell)
+    {
+        if (!string.IsNullOrEmpty(cell.PublisherCpus))
+        {
+            spec.PublisherCpus = cell.PublisherCpus;
+        }
+
+        if (!string.IsNullOrEmpty(cell.SubscriberCpus))
+        {
+            spec.SubscriberCpus = cell.SubscriberCpus;
+        }
+
+        if (cell.RealtimePriority is { } priority && priority > 0)
+        {
+            spec.RealtimePriority = priority;
+        }
+
+        if (cell.LockMemory == true)
+        {
+            spec.LockMemory = true;
+        }
+
+        if (cell.MaxNoisePercent is { } maxNoise)
+        {
+            spec.MaxNoisePercent = maxNoise;
+        }
     }
 
     private static RepeatedValue Value(Spread s) => new() { Median = s.Median, Min = s.Min, Max = s.Max };

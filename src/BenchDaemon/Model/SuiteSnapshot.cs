@@ -11,8 +11,23 @@ public enum SuiteRunState
     Failed = 5,
 }
 
-/// <summary>One cell of a suite as it runs: the spec every repetition runs, and its scenarios in round order.</summary>
-public sealed record SuiteCellRecord(RunSpec Spec, IReadOnlyList<string> ScenarioIds);
+/// <summary>
+/// One cell of a suite as it runs: the spec every repetition runs, and its scenarios in round order (a round's last
+/// attempt: a noise retry takes the place of the attempt it retried).
+/// </summary>
+public sealed record SuiteCellRecord(RunSpec Spec, IReadOnlyList<string> ScenarioIds)
+{
+    /// <summary>Attempts that FAILED on max_noise_percent, in run order; empty in suites stored before retries existed.</summary>
+    public IReadOnlyList<SuiteNoisyAttempt> NoisyAttempts { get; init; } = [];
+
+    /// <summary>Noise retries taken over all rounds.</summary>
+    public int Retries => NoisyAttempts.Count(a => a.Retried);
+}
+
+/// <summary>An attempt at a cell's round that failed because other processes' CPU exceeded max_noise_percent.</summary>
+/// <param name="Round">1-based round it belonged to.</param>
+/// <param name="Retried">Another attempt of the round followed; false: it stayed the round's result.</param>
+public sealed record SuiteNoisyAttempt(int Round, string ScenarioId, double NoisePercent, bool Retried);
 
 /// <summary>
 /// A suite as the engine reports it at one moment. The cells' results are the scenarios' own records (looked up by
@@ -36,7 +51,8 @@ public sealed record SuiteSnapshot(
     int? RunningCell,
     string? RunningScenarioId)
 {
-    public int ScenariosTotal => Cells.Count * Repetitions;
+    /// <summary>Every round of every cell, plus each noise retry taken: done reaches total when a suite completes.</summary>
+    public int ScenariosTotal => Cells.Count * Repetitions + Cells.Sum(c => c.Retries);
 
     public bool IsFinished => State is SuiteRunState.Completed or SuiteRunState.Stopped or SuiteRunState.Failed;
 }

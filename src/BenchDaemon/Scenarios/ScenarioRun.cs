@@ -32,6 +32,7 @@ public sealed class ScenarioRun
     private IntervalSample? _lastInterval;
     private RunStats? _finalStats;
     private ScenarioMetricsSnapshot? _finalMetrics;
+    private (string Error, double Noise)? _tooNoisy;
 
     public ScenarioRun(string id, ResolvedSpec spec, ScenarioServices services)
     {
@@ -75,6 +76,21 @@ public sealed class ScenarioRun
     }
 
     public bool IsFinished => State.IsFinished();
+
+    /// <summary>
+    /// The noise it measured when it FAILED for exceeding max_noise_percent (and for nothing else); null otherwise. A
+    /// suite retries a cell on this alone.
+    /// </summary>
+    public double? ExceededNoisePercent
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _state == RunState.Failed && _tooNoisy is { } noisy && noisy.Error == _error ? noisy.Noise : null;
+            }
+        }
+    }
 
     private ILogger Logger => _services.Logger;
 
@@ -208,8 +224,14 @@ public sealed class ScenarioRun
     {
         if (Spec.Placement.MaxNoisePercent is { } allowed && _meter.NoisePercent is { } measured && measured > allowed)
         {
-            throw new ScenarioFailureException(string.Create(System.Globalization.CultureInfo.InvariantCulture,
-                $"max_noise_percent: other processes used {measured:0.###}% of the machine's CPU during the measured window, above the allowed {allowed:0.###}%"));
+            var error = string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                $"max_noise_percent: other processes used {measured:0.###}% of the machine's CPU during the measured window, above the allowed {allowed:0.###}%");
+            lock (_gate)
+            {
+                _tooNoisy = (error, measured);
+            }
+
+            throw new ScenarioFailureException(error);
         }
     }
 

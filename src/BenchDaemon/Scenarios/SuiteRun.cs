@@ -11,16 +11,21 @@ public sealed record SuitePlan(string Name, string Preset, int Repetitions, IRea
 /// <summary>
 /// One suite: waits for its admission slot, then runs its cells one scenario at a time in RoundPlanner's order (round 1
 /// runs every cell once, then round 2, ...), so a drift of the machine spreads over all cells instead of one cell's
-/// repetitions. Its scenarios are ordinary scenarios carrying its id.
+/// repetitions. Its scenarios are ordinary scenarios carrying its id. A scenario that FAILED on max_noise_percent is
+/// run again at once, at most <see cref="MaxNoiseRetries"/> times per round.
 /// </summary>
 public sealed class SuiteRun
 {
+    /// <summary>Retries of one round of one cell whose scenario was too noisy.</summary>
+    public const int MaxNoiseRetries = 2;
+
     private static readonly TimeSpan SlotRetry = TimeSpan.FromMilliseconds(250);
 
     private readonly object _gate = new();
     private readonly TaskCompletionSource _stopRequested = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource _completed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly List<string>[] _scenarioIds;
+    private readonly List<SuiteNoisyAttempt>[] _noisyAttempts;
     private readonly RunSpec[] _cellSpecs;
     private TaskCompletionSource _changed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private SuiteRunState _state = SuiteRunState.Pending;
@@ -41,6 +46,7 @@ public sealed class SuiteRun
         Plan = plan;
         CreatedAt = DateTime.UtcNow;
         _scenarioIds = [.. plan.Cells.Select(_ => new List<string>())];
+        _noisyAttempts = [.. plan.Cells.Select(_ => new List<SuiteNoisyAttempt>())];
         _cellSpecs = [.. plan.Cells.Select(c => c.ToRunSpec())];
     }
 
@@ -105,26 +111,7 @@ public sealed class SuiteRun
                     break;
                 }
 
-                var run = scenarios.Start(Plan.Cells[step.Cell], suiteId: Id);
-                Update(() =>
-                {
-                    _current = step;
-                    _running = run;
-                    _scenarioIds[step.Cell].Add(run.Id);
-                });
-                if (await Task.WhenAny(run.Completion, _stopRequested.Task).ConfigureAwait(false) != run.Completion)
-                {
-                    run.RequestStop();
-                    await run.Completion.ConfigureAwait(false);
-                }
-
-                cellDone();
-                Update(() =>
-                {
-                    _done++;
-                    _running = null;
-                    _current = null;
-                });
+                await RunRoundAsync(scenarios, step, cellDone).ConfigureAwait(false);
             }
 
             Finish(_stopRequested.Task.IsCompleted ? SuiteRunState.Stopped : SuiteRunState.Completed, string.Empty);
@@ -149,9 +136,61 @@ public sealed class SuiteRun
     {
         lock (_gate)
         {
-            var cells = _cellSpecs.Select((spec, i) => new SuiteCellRecord(spec, [.. _scenarioIds[i]])).ToList();
+            var cells = _cellSpecs.Select((spec, i) => new SuiteCellRecord(spec, [.. _scenarioIds[i]]) { NoisyAttempts = [.. _noisyAttempts[i]] }).ToList();
             return new SuiteSnapshot(Id, Plan.Name, Plan.Preset, Plan.Repetitions, _state, _error, CreatedAt, _startedAt, _endedAt, cells, _done,
                 _current?.Round, _current?.Cell, _running?.Id);
+        }
+    }
+
+    /// <summary>
+    /// One round of one cell: its scenario, and while that FAILED on max_noise_percent, up to two more right away. Noise
+    /// is others' CPU, which comes and goes (a build, a backup, a cron job), so an immediate retry usually measures a
+    /// quiet machine; any other failure says something about the cell and is kept as it is. Each attempt has released
+    /// its agents, shared memory and sockets (its Completion) before the next starts.
+    /// </summary>
+    private async Task RunRoundAsync(ScenarioManager scenarios, PlannedRun step, Action cellDone)
+    {
+        for (int attempt = 0; ; attempt++)
+        {
+            var run = scenarios.Start(Plan.Cells[step.Cell], suiteId: Id);
+            Update(() =>
+            {
+                _current = step;
+                _running = run;
+                var ids = _scenarioIds[step.Cell];
+                if (attempt == 0)
+                {
+                    ids.Add(run.Id);
+                }
+                else
+                {
+                    // The retry stands for the round; the attempt it replaces stays among the noisy attempts.
+                    ids[^1] = run.Id;
+                }
+            });
+            if (await Task.WhenAny(run.Completion, _stopRequested.Task).ConfigureAwait(false) != run.Completion)
+            {
+                run.RequestStop();
+                await run.Completion.ConfigureAwait(false);
+            }
+
+            cellDone();
+            bool retry = false;
+            Update(() =>
+            {
+                _done++;
+                _running = null;
+                _current = null;
+                if (run.ExceededNoisePercent is { } noise)
+                {
+                    retry = attempt < MaxNoiseRetries && !_stopRequested.Task.IsCompleted;
+                    _noisyAttempts[step.Cell].Add(new SuiteNoisyAttempt(step.Round, run.Id, noise, retry));
+                }
+            });
+            if (!retry)
+            {
+                return;
+            }
         }
     }
 
