@@ -37,7 +37,8 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             // A preset's own keys: its labels and published figures are written against them.
             var presetCell = preset is not null && i < preset.Cells.Count ? preset.Cells[i] : null;
             cells.Add(new ReportCell(presetCell?.Key ?? KeyOf(cell.Spec), cell.Spec.Duration ?? TimeSpan.Zero, cell.Spec.Warmup ?? TimeSpan.Zero,
-                repetitions, presetCell?.Published ?? []));
+                repetitions, presetCell?.Published ?? [],
+                [.. cell.NoisyAttempts.Select(a => new NoisyAttempt(a.Round, a.ScenarioId, a.NoisePercent, a.Retried))]));
         }
 
         return new SuiteReport(suite.Id, suite.Name, suite.State.ToString().ToUpperInvariant(), Utc(suite.CreatedAt), suite.EndedAt is { } end ? Utc(end) : null,

@@ -5,7 +5,9 @@ namespace IpcBench.Daemon.Reports;
 
 /// <summary>
 /// REPORT_FORMAT_CSV: one row per cell and repetition, then one aggregated row per cell (repetition "median", with
-/// min and max beside), so a spreadsheet can plot either without parsing the JSON.
+/// min and max beside), so a spreadsheet can plot either without parsing the JSON. The noise columns come last, so the
+/// earlier ones keep their positions: a round's (or, on the median row, the cell's) retries on max_noise_percent, the
+/// noise of each retried attempt ("31.2;28.4"), and whether the round's last attempt was still too noisy.
 /// </summary>
 public static class CsvReport
 {
@@ -14,7 +16,7 @@ public static class CsvReport
         "suite_id", "cell", "transport", "payload_bytes", "publishers", "subscribers", "topology", "payload_access", "mode", "wait_strategy",
         "repetition", "scenario_id", "error", "messages_per_second", "messages_per_second_min", "messages_per_second_max", "bytes_per_second",
         "daemon_cpu_percent", "agents_cpu_percent", "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_p9999_ns",
-        "latency_max_ns", "spread_percent", "spread_exceeded",
+        "latency_max_ns", "spread_percent", "spread_exceeded", "noise_retries", "noise_retried_percent", "failed_noisy",
     ];
 
     public static string Render(SuiteReport report)
@@ -27,12 +29,14 @@ public static class CsvReport
             var k = cell.Key;
             string[] key = [report.SuiteId, Num(i), k.Transport, Num(k.PayloadBytes), Num(k.Publishers), Num(k.Subscribers), Snake(k.Topology),
                 Snake(k.Access), Snake(k.Mode), Snake(k.Wait)];
+            var noisy = cell.NoisyAttempts ?? [];
             foreach (var r in cell.Repetitions)
             {
                 var l = r.Latency;
+                var round = NoiseMark.Of([.. noisy.Where(a => a.Round == r.Round)]);
                 Row(text, [.. key, Num(r.Round), r.ScenarioId, r.Error ?? string.Empty, Num(r.MessagesPerSecond), string.Empty, string.Empty,
                     Num(r.BytesPerSecond), Num(r.DaemonCpuPercent), Num(r.AgentsCpuPercent), Num(l.P50), Num(l.P90), Num(l.P99), Num(l.P999),
-                    Num(l.P9999), Num(l.Max), string.Empty, string.Empty]);
+                    Num(l.P9999), Num(l.Max), string.Empty, string.Empty, .. NoiseFields(round)]);
             }
 
             var s = cell.Summary;
@@ -40,11 +44,14 @@ public static class CsvReport
                 Num(s.MessagesPerSecond.Min), Num(s.MessagesPerSecond.Max), Num(s.BytesPerSecond.Median), Num(s.DaemonCpuPercent.Median),
                 Num(s.AgentsCpuPercent.Median), Num(s.LatencyP50.Median), Num(s.LatencyP90.Median), Num(s.LatencyP99.Median),
                 Num(s.LatencyP999.Median), Num(s.LatencyP9999.Median), Num(s.LatencyMax.Median), Num(s.SpreadPercent),
-                s.SpreadExceeded ? "true" : "false"]);
+                s.SpreadExceeded ? "true" : "false", .. NoiseFields(cell.Noise)]);
         }
 
         return text.ToString();
     }
+
+    private static string[] NoiseFields(NoiseMark noise) =>
+        [Num(noise.Retries), string.Join(';', noise.RetriedNoisePercent.Select(Num)), noise.FailedNoisy ? "true" : "false"];
 
     private static string Num(double value) => value.ToString("R", CultureInfo.InvariantCulture);
 

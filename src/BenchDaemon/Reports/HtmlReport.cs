@@ -84,15 +84,16 @@ public static class HtmlReport
     {
         html.Append("<section id=\"cells-table\"><h2>Every cell (median, min–max over the repetitions)</h2>\n<table><thead><tr><th>Cell</th><th>Runs</th>" +
             "<th>msg/s</th><th>min–max</th><th>MB/s</th><th>CPU daemon</th><th>CPU agents</th><th>p50 µs</th><th>p99 µs</th><th>p99.99 µs</th>" +
-            "<th>Spread</th></tr></thead><tbody>\n");
+            "<th>Spread</th><th>Noise</th></tr></thead><tbody>\n");
         foreach (var cell in cells)
         {
             var s = cell.Summary.Figures;
+            string noise = cell.Noise.Noisy ? $"<td class=\"noisy\">{E(cell.Noise.Text)}</td>" : "<td>–</td>";
             html.Append($"<tr><td>{E(cell.Label)}</td><td>{s.Repetitions}{(s.Failed > 0 ? $" ({s.Failed} failed)" : string.Empty)}</td>" +
                 $"<td>{Count(s.MessagesPerSecond.Median)}</td><td>{Count(s.MessagesPerSecond.Min)}–{Count(s.MessagesPerSecond.Max)}</td>" +
                 $"<td>{Megabytes(s.BytesPerSecond.Median)}</td><td>{Percent(s.DaemonCpuPercent.Median)}</td><td>{Percent(s.AgentsCpuPercent.Median)}</td>" +
                 $"<td>{Micros(s.LatencyP50.Median)}</td><td>{Micros(s.LatencyP99.Median)}</td><td>{Micros(s.LatencyP9999.Median)}</td>" +
-                $"<td{(s.SpreadExceeded ? " class=\"spread\"" : string.Empty)}>{(s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %" : "–")}</td></tr>\n");
+                $"<td{(s.SpreadExceeded ? " class=\"spread\"" : string.Empty)}>{(s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %" : "–")}</td>{noise}</tr>\n");
         }
 
         html.Append("</tbody></table></section>\n");

@@ -90,23 +90,28 @@ public static class MarkdownReport
     {
         text.AppendLine("## Every cell (medians over the repetitions)");
         text.AppendLine();
-        text.AppendLine("| Cell | Runs | msg/s | MB/s | CPU daemon | CPU agents | CPU ns/msg daemon | CPU ns/msg agents | p50 µs | p99 µs | p99.9 µs | p99.99 µs | Spread |");
-        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        bool noise = cells.Any(c => c.Noise.Noisy);
+        text.AppendLine("| Cell | Runs | msg/s | MB/s | CPU daemon | CPU agents | CPU ns/msg daemon | CPU ns/msg agents | p50 µs | p99 µs | p99.9 µs | p99.99 µs | Spread |" +
+            (noise ? " Noise |" : string.Empty));
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + (noise ? "---|" : string.Empty));
         foreach (var cell in cells)
         {
             var s = cell.Summary;
             string runs = s.Failed == 0 ? $"{s.Repetitions}" : $"{s.Repetitions} ({s.Failed} failed)";
             string spread = s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %{(s.SpreadExceeded ? " " + SpreadMark : string.Empty)}" : "–";
+            string noiseColumn = noise ? $" {(cell.Noise.Noisy ? cell.Noise.Text : "–")} |" : string.Empty;
             text.AppendLine(CultureInfo.InvariantCulture,
                 $"| {Escape(cell.Key.Label)} | {runs} | {Figure(s)} | {Megabytes(s.BytesPerSecond.Median)} | {Percent(s.DaemonCpuPercent.Median)} | " +
                 $"{Percent(s.AgentsCpuPercent.Median)} | {s.CpuNanosecondsPerMessage(s.DaemonCpuPercent.Median):0} | " +
                 $"{s.CpuNanosecondsPerMessage(s.AgentsCpuPercent.Median):0} | {Micros(s.LatencyP50.Median)} | {Micros(s.LatencyP99.Median)} | " +
-                $"{Micros(s.LatencyP999.Median)} | {Micros(s.LatencyP9999.Median)} | {spread} |");
+                $"{Micros(s.LatencyP999.Median)} | {Micros(s.LatencyP9999.Median)} | {spread} |{noiseColumn}");
         }
 
         text.AppendLine();
         text.AppendLine($"{SpreadMark}: msg/s spread (max − min) / median above {RepetitionStats.SpreadThresholdPercent:0} % across repetitions. " +
-            "CPU % is of one core over the measured window; latency is one-way, or the round trip in round-trip cells.");
+            "CPU % is of one core over the measured window; latency is one-way, or the round trip in round-trip cells." +
+            (noise ? " Noise: rounds whose scenario exceeded max_noise_percent were retried at once (at most twice); the figures are the last attempt's, " +
+                "and failed-noisy marks a round still too noisy." : string.Empty));
         text.AppendLine();
     }
 

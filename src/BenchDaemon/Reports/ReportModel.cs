@@ -79,10 +79,51 @@ public sealed record ReportEnvironment(
     string BuildVersion,
     double? CoreToCoreNanoseconds);
 
-/// <summary>A cell and its repetitions in round order; for presets, the published figures it reproduces.</summary>
-public sealed record ReportCell(CellKey Key, TimeSpan Duration, TimeSpan Warmup, IReadOnlyList<RepetitionResult> Repetitions, IReadOnlyList<PublishedFigure> Published)
+/// <summary>
+/// A cell and its repetitions in round order (each round's last attempt); for presets, the published figures it
+/// reproduces; the attempts max_noise_percent failed, retried or not.
+/// </summary>
+public sealed record ReportCell(CellKey Key, TimeSpan Duration, TimeSpan Warmup, IReadOnlyList<RepetitionResult> Repetitions, IReadOnlyList<PublishedFigure> Published,
+    IReadOnlyList<NoisyAttempt>? NoisyAttempts = null)
 {
     public CellSummary Summary => RepetitionStats.Summarize(Repetitions);
+
+    public NoiseMark Noise => NoiseMark.Of(NoisyAttempts ?? []);
+}
+
+/// <summary>An attempt at a round that failed on max_noise_percent; <paramref name="Retried"/>: another attempt followed.</summary>
+public sealed record NoisyAttempt(int Round, string ScenarioId, double NoisePercent, bool Retried);
+
+/// <summary>How noise touched a cell: retries taken (with the noise each retried attempt saw) and whether a round stayed noisy.</summary>
+public sealed record NoiseMark(int Retries, IReadOnlyList<double> RetriedNoisePercent, bool FailedNoisy)
+{
+    public static NoiseMark Of(IReadOnlyList<NoisyAttempt> attempts)
+    {
+        var retried = attempts.Where(a => a.Retried).Select(a => a.NoisePercent).ToList();
+        return new NoiseMark(retried.Count, retried, attempts.Any(a => !a.Retried));
+    }
+
+    public bool Noisy => Retries > 0 || FailedNoisy;
+
+    /// <summary>What every renderer shows, e.g. "noisy: retried 2x (noise 31 %, 28 %); failed-noisy"; empty when the cell was quiet.</summary>
+    public string Text
+    {
+        get
+        {
+            var parts = new List<string>(2);
+            if (Retries > 0)
+            {
+                parts.Add($"noisy: retried {Retries}x (noise {string.Join(", ", RetriedNoisePercent.Select(n => ReportFormatting.Number(Math.Round(n, 1)) + " %"))})");
+            }
+
+            if (FailedNoisy)
+            {
+                parts.Add("failed-noisy");
+            }
+
+            return string.Join("; ", parts);
+        }
+    }
 }
 
 /// <summary>One scenario of a cell. A failed one keeps its error and adds nothing to the cell's statistics.</summary>
