@@ -73,10 +73,11 @@ internal static class LocalSuite
         return report;
     }
 
-    /// <summary>Finished scenarios in the order they ran (round by round), the running one left out.</summary>
+    /// <summary>Finished scenarios in the order they ran (round by round, a round's noise-retried attempts first), the running one left out.</summary>
     private static IEnumerable<string> Finished(SuiteSnapshot suite) =>
         RoundPlanner.Plan(Math.Max(1, suite.Cells.Count), suite.Repetitions)
             .Where(step => step.Cell < suite.Cells.Count && suite.Cells[step.Cell].ScenarioIds.Count >= step.Round)
-            .Select(step => suite.Cells[step.Cell].ScenarioIds[step.Round - 1])
+            .SelectMany(step => suite.Cells[step.Cell].NoisyAttempts.Where(a => a.Round == step.Round && a.Retried).Select(a => a.ScenarioId)
+                .Append(suite.Cells[step.Cell].ScenarioIds[step.Round - 1]))
             .Where(id => id != suite.RunningScenarioId);
 }

@@ -187,7 +187,17 @@ public static class RunCommand
     {
         if (settings.Preset is { } preset)
         {
-            var spec = new SuiteSpec { Preset = preset, Repetitions = settings.Repetitions, Name = "run" };
+            // The placement options apply to every preset cell, as to every cell of run's own matrix (BuildSpec).
+            var spec = new SuiteSpec
+            {
+                Preset = preset,
+                Repetitions = settings.Repetitions,
+                Name = "run",
+                PublisherCpus = settings.Placement.PublisherCpus,
+                SubscriberCpus = settings.Placement.SubscriberCpus,
+                RealtimePriority = settings.Placement.RealtimePriority,
+                LockMemory = settings.Placement.LockMemory,
+            };
             spec.Duration = settings.DurationGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Duration) : null;
             spec.Warmup = settings.WarmupGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup) : null;
             return services.GetRequiredService<SuitePlanner>().Plan(spec);
