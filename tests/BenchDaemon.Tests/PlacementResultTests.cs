@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
 using IpcBench.Daemon.Tests.Infrastructure;
@@ -172,29 +171,5 @@ public sealed class PlacementResultTests(SharedDaemon shared, ITestOutputHelper 
         output.WriteLine($"$ {result.CommandLine}\n{result.Stdout}{result.Stderr}");
         Assert.True(result.ExitCode == 0, $"{result.CommandLine} exited with {result.ExitCode}: {result.Stderr}\n{_daemon.Output.Describe()}");
         return result.Stdout;
-    }
-
-    /// <summary>Busy-looping shells outside the daemon's process tree: the "others" noise counts; killed by pid on dispose.</summary>
-    private sealed class BusyProcesses : IDisposable
-    {
-        private readonly List<Process> _processes = [];
-
-        public BusyProcesses(int count)
-        {
-            for (int i = 0; i < count; i++)
-            {
-                _processes.Add(Process.Start(new ProcessStartInfo("sh", ["-c", "while :; do :; done"]) { UseShellExecute = false })!);
-            }
-        }
-
-        public void Dispose()
-        {
-            foreach (var process in _processes)
-            {
-                process.Kill(entireProcessTree: true);
-                process.WaitForExit();
-                process.Dispose();
-            }
-        }
     }
 }
