@@ -9,9 +9,9 @@ using IpcBench.V1;
 namespace IpcBench.Daemon.Control;
 
 /// <summary>
-/// A SuiteSpec (a matrix, or a preset with optional duration, warmup and repetitions) made into the engine's plan:
-/// every cell is a ScenarioSpec checked by SpecValidator, so a suite refuses exactly what StartScenario would, naming
-/// the suite's field.
+/// A SuiteSpec (a matrix, or a preset with optional duration, warmup and repetitions; either with placement and a noise
+/// bound for every cell) made into the engine's plan: every cell is a ScenarioSpec checked by SpecValidator, so a suite
+/// refuses exactly what StartScenario would, naming the suite's field.
 /// </summary>
 public sealed class SuitePlanner(SpecValidator validator, TransportRegistry transports)
 {

@@ -43,7 +43,7 @@ public static class SuiteProtos
                 FailedNoisy = record.NoisyAttempts.Any(a => !a.Retried),
             };
             cell.ScenarioIds.AddRange(record.ScenarioIds);
-            cell.NoisyAttempts.AddRange(record.NoisyAttempts.Select(a => new IpcBench.V1.SuiteNoisyAttempt
+            cell.NoisyAttempts.AddRange(record.NoisyAttempts.Select(a => new SuiteNoisyAttempt
             {
                 Round = a.Round,
                 ScenarioId = a.ScenarioId,

@@ -18,7 +18,7 @@ public enum SuiteRunState
 public sealed record SuiteCellRecord(RunSpec Spec, IReadOnlyList<string> ScenarioIds)
 {
     /// <summary>Attempts that FAILED on max_noise_percent, in run order; empty in suites stored before retries existed.</summary>
-    public IReadOnlyList<SuiteNoisyAttempt> NoisyAttempts { get; init; } = [];
+    public IReadOnlyList<NoisyAttemptRecord> NoisyAttempts { get; init; } = [];
 
     /// <summary>Noise retries taken over all rounds.</summary>
     public int Retries => NoisyAttempts.Count(a => a.Retried);
@@ -27,7 +27,7 @@ public sealed record SuiteCellRecord(RunSpec Spec, IReadOnlyList<string> Scenari
 /// <summary>An attempt at a cell's round that failed because other processes' CPU exceeded max_noise_percent.</summary>
 /// <param name="Round">1-based round it belonged to.</param>
 /// <param name="Retried">Another attempt of the round followed; false: it stayed the round's result.</param>
-public sealed record SuiteNoisyAttempt(int Round, string ScenarioId, double NoisePercent, bool Retried);
+public sealed record NoisyAttemptRecord(int Round, string ScenarioId, double NoisePercent, bool Retried);
 
 /// <summary>
 /// A suite as the engine reports it at one moment. The cells' results are the scenarios' own records (looked up by

@@ -25,7 +25,7 @@ public sealed class SuiteRun
     private readonly TaskCompletionSource _stopRequested = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource _completed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly List<string>[] _scenarioIds;
-    private readonly List<SuiteNoisyAttempt>[] _noisyAttempts;
+    private readonly List<NoisyAttemptRecord>[] _noisyAttempts;
     private readonly RunSpec[] _cellSpecs;
     private TaskCompletionSource _changed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private SuiteRunState _state = SuiteRunState.Pending;
@@ -46,7 +46,7 @@ public sealed class SuiteRun
         Plan = plan;
         CreatedAt = DateTime.UtcNow;
         _scenarioIds = [.. plan.Cells.Select(_ => new List<string>())];
-        _noisyAttempts = [.. plan.Cells.Select(_ => new List<SuiteNoisyAttempt>())];
+        _noisyAttempts = [.. plan.Cells.Select(_ => new List<NoisyAttemptRecord>())];
         _cellSpecs = [.. plan.Cells.Select(c => c.ToRunSpec())];
     }
 
@@ -184,7 +184,7 @@ public sealed class SuiteRun
                 if (run.ExceededNoisePercent is { } noise)
                 {
                     retry = attempt < MaxNoiseRetries && !_stopRequested.Task.IsCompleted;
-                    _noisyAttempts[step.Cell].Add(new SuiteNoisyAttempt(step.Round, run.Id, noise, retry));
+                    _noisyAttempts[step.Cell].Add(new NoisyAttemptRecord(step.Round, run.Id, noise, retry));
                 }
             });
             if (!retry)
