@@ -46,7 +46,37 @@ public sealed class ReportRendererTests
 
         Assert.Contains(MarkdownReport.SpreadMark, MarkdownReport.Render(report), StringComparison.Ordinal);
         Assert.Contains("class=\"spread\"", HtmlReport.Render(report), StringComparison.Ordinal);
-        Assert.Equal(flagged.Count, CsvReport.Render(report).Split('\n').Count(l => l.EndsWith(",true", StringComparison.Ordinal)));
+        // By name: the noise columns come after spread_exceeded.
+        var csv = CsvTable.Parse(CsvReport.Render(report));
+        Assert.Equal(flagged.Count, csv.Rows.Count(r => csv.Get(r, "spread_exceeded") == "true"));
+    }
+
+    [Fact]
+    public void NoiseRetries_AreMarkedInEveryFormat_AndAQuietReportHasNoNoiseColumn()
+    {
+        var quiet = ReportSamples.Matrix("quiet");
+        var cell = quiet.Cells[0];
+        var round = cell.Repetitions[0].Round;
+        var report = quiet with
+        {
+            Cells = [cell with { NoisyAttempts = [new(round, "a1", 31.24, true), new(round, "a2", 28.0, true), new(round, cell.Repetitions[0].ScenarioId, 40, false)] },
+                .. quiet.Cells.Skip(1)],
+        };
+        const string Mark = "noisy: retried 2x (noise 31.2 %, 28 %); failed-noisy";
+
+        Assert.DoesNotContain("Noise", MarkdownReport.Render(quiet), StringComparison.Ordinal);
+        Assert.Contains($"| {Mark} |", MarkdownReport.Render(report), StringComparison.Ordinal);
+        Assert.Contains($"<td class=\"noisy\">{Mark}</td>", HtmlReport.Render(report), StringComparison.Ordinal);
+        var json = System.Text.Json.JsonDocument.Parse(JsonReport.Render(report)).RootElement.GetProperty("cells")[0];
+        Assert.Equal(Mark, json.GetProperty("noise").GetProperty("text").GetString());
+        Assert.Equal(2, json.GetProperty("noise").GetProperty("retries").GetInt32());
+        Assert.Equal(3, json.GetProperty("noisy_attempts").GetArrayLength());
+        var csv = CsvTable.Parse(CsvReport.Render(report));
+        var median = csv.Rows.First(r => csv.Get(r, "repetition") == "median");
+        Assert.Equal(["2", "31.24;28", "true"], new[] { "noise_retries", "noise_retried_percent", "failed_noisy" }.Select(c => csv.Get(median, c)));
+        var first = csv.Rows.First(r => csv.Get(r, "repetition") == round.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        Assert.Equal(["2", "31.24;28", "true"], new[] { "noise_retries", "noise_retried_percent", "failed_noisy" }.Select(c => csv.Get(first, c)));
+        Assert.All(csv.Rows.Where(r => csv.Get(r, "cell") != "0"), r => Assert.Equal("0", csv.Get(r, "noise_retries")));
     }
 
     [Fact]

@@ -168,6 +168,27 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         Assert.False(spec.LockMemory);
     }
 
+    /// <summary>`run --preset` is a suite: the placement options reach every preset cell, as they reach run's own matrix.</summary>
+    [Fact]
+    public async Task Run_Preset_WithPlacementOptions_RunsEveryCellPinned()
+    {
+        var results = Path.Combine(_directory, "preset-pinned");
+        var cpus = File.ReadLines("/proc/self/status").First(l => l.StartsWith("Cpus_allowed_list:", StringComparison.Ordinal))[18..].Trim();
+        var allowed = Workload.Placement.CpuSet.Parse(cpus).Cpus;
+        var (first, last) = (allowed[0].ToString(System.Globalization.CultureInfo.InvariantCulture), allowed[^1].ToString(System.Globalization.CultureInfo.InvariantCulture));
+
+        var (exitCode, _, log) = await RunDaemonAsync(TimeSpan.FromSeconds(240),
+            "run", "--preset", "reference-4", "--duration", "200ms", "--warmup", "0s", "--publisher-cpus", first, "--subscriber-cpus", last, "--out", results,
+            $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
+        output.WriteLine(log.Describe());
+
+        Assert.True(exitCode is 0 or 1, $"exit code {exitCode}\n{log.Describe()}");
+        var export = JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json")));
+        Assert.NotEmpty(export.Scenarios);
+        Assert.All(export.Scenarios, s => Assert.Equal(first, s.Scenario.Spec.PublisherCpus));
+        Assert.All(export.Scenarios, s => Assert.Equal(last, s.Scenario.Spec.SubscriberCpus));
+    }
+
     private static string ShellQuote(string value) => "'" + value.Replace("'", "'\\''", StringComparison.Ordinal) + "'";
 
     private static Task<(int ExitCode, string Stdout, OutputLog Log)> RunDaemonAsync(TimeSpan timeout, params string[] arguments)
