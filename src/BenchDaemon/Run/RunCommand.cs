@@ -192,7 +192,8 @@ public static class RunCommand
             {
                 Preset = preset,
                 Repetitions = settings.Repetitions,
-                Name = "run",
+                // The report's title: which command made it.
+                Name = $"run --preset {preset}",
                 PublisherCpus = settings.Placement.PublisherCpus,
                 SubscriberCpus = settings.Placement.SubscriberCpus,
                 RealtimePriority = settings.Placement.RealtimePriority,
