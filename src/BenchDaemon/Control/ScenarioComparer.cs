@@ -1,5 +1,6 @@
 using System.Globalization;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Reports;
 using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 
@@ -86,38 +87,21 @@ public static class ScenarioComparer
         ("latency_p50", l => l.P50), ("latency_p90", l => l.P90), ("latency_p99", l => l.P99), ("latency_p999", l => l.P999), ("latency_max", l => l.Max),
     ];
 
-    /// <summary>
-    /// A ratio-and-threshold metric. When the baseline is 0 the ratio is 1 (both 0) or +Infinity, and any candidate
-    /// above 0 counts as a change beyond every threshold.
-    /// </summary>
-    public static MetricComparison Continuous(string metric, string unit, double baseline, double candidate, bool higherIsBetter, double thresholdPercent)
-    {
-        double ratio = baseline != 0 ? candidate / baseline : candidate == 0 ? 1 : double.PositiveInfinity;
-        double change = baseline != 0 ? (candidate - baseline) / baseline * 100 : (ratio - 1) * 100;
-        // Rounded for the verdict: a change of exactly the threshold must not tip over on the last bit of a double.
-        double rounded = Math.Round(change, 9);
-        var verdict = ComparisonVerdict.Same;
-        if (rounded > thresholdPercent)
-        {
-            verdict = higherIsBetter ? ComparisonVerdict.Improved : ComparisonVerdict.Regressed;
-        }
-        else if (rounded < -thresholdPercent)
-        {
-            verdict = higherIsBetter ? ComparisonVerdict.Regressed : ComparisonVerdict.Improved;
-        }
+    /// <summary>A ratio-and-threshold metric, by the rule CompareSuites shares (<see cref="MetricChange.Continuous"/>).</summary>
+    public static MetricComparison Continuous(string metric, string unit, double baseline, double candidate, bool higherIsBetter, double thresholdPercent) =>
+        ToProto(MetricChange.Continuous(metric, unit, baseline, candidate, higherIsBetter, thresholdPercent));
 
-        return new MetricComparison
-        {
-            Metric = metric,
-            Unit = unit,
-            Baseline = baseline,
-            Candidate = candidate,
-            Ratio = ratio,
-            ChangePercent = change,
-            HigherIsBetter = higherIsBetter,
-            Verdict = verdict,
-        };
-    }
+    public static MetricComparison ToProto(MetricChange change) => new()
+    {
+        Metric = change.Metric,
+        Unit = change.Unit,
+        Baseline = change.Baseline,
+        Candidate = change.Candidate,
+        Ratio = change.Ratio,
+        ChangePercent = change.ChangePercent,
+        HigherIsBetter = change.HigherIsBetter,
+        Verdict = (ComparisonVerdict)change.Verdict,
+    };
 
     /// <summary>Lost, corrupted, duplicated: counts where only zero is right, so any increase regresses whatever the threshold.</summary>
     public static MetricComparison Count(string metric, ulong baseline, ulong candidate)

@@ -66,16 +66,35 @@ public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, Suit
     public ExportSuiteResponse Export(ExportSuiteRequest request)
     {
         var report = reports.Build(suites.Find(request.Id, "id").Suite);
+        var comparison = BaselineComparison(request, report);
         var (format, contentType, fileName, content) = request.Format switch
         {
-            ReportFormat.Unspecified or ReportFormat.Json => (ReportFormat.Json, "application/json", "report.json", JsonReport.Render(report)),
-            ReportFormat.Csv => (ReportFormat.Csv, "text/csv", "report.csv", CsvReport.Render(report)),
-            ReportFormat.Markdown => (ReportFormat.Markdown, "text/markdown", "report.md", MarkdownReport.Render(report)),
-            ReportFormat.Html => (ReportFormat.Html, "text/html", "report.html", HtmlReport.Render(report)),
+            ReportFormat.Unspecified or ReportFormat.Json => (ReportFormat.Json, "application/json", "report.json", JsonReport.Render(report, comparison)),
+            ReportFormat.Csv => (ReportFormat.Csv, "text/csv", "report.csv", CsvReport.Render(report, comparison)),
+            ReportFormat.Markdown => (ReportFormat.Markdown, "text/markdown", "report.md", MarkdownReport.Render(report, comparison)),
+            ReportFormat.Html => (ReportFormat.Html, "text/html", "report.html", HtmlReport.Render(report, comparison)),
             _ => throw new RequestRefusedException(RefusalKind.InvalidArgument, "format",
                 $"unknown value {(int)request.Format}; allowed: REPORT_FORMAT_JSON, REPORT_FORMAT_CSV, REPORT_FORMAT_MARKDOWN, REPORT_FORMAT_HTML"),
         };
         return new ExportSuiteResponse { Format = format, ContentType = contentType, FileName = fileName, Content = content };
+    }
+
+    /// <summary>ExportSuite's baseline section: the comparison CompareSuites would answer, or none without baseline_id.</summary>
+    private SuiteComparison? BaselineComparison(ExportSuiteRequest request, SuiteReport candidate)
+    {
+        if (request.BaselineId.Length == 0)
+        {
+            if (request.ThresholdPercent != 0)
+            {
+                throw new RequestRefusedException(RefusalKind.InvalidArgument, "threshold_percent", "applies to the baseline comparison only; set baseline_id too");
+            }
+
+            return null;
+        }
+
+        double threshold = ScenarioComparer.ResolveThreshold(request.ThresholdPercent);
+        var baseline = reports.Build(suites.Find(request.BaselineId, "baseline_id").Suite);
+        return SuiteComparison.Compare(baseline, candidate, threshold);
     }
 
     public static ListSuitePresetsResponse Presets()

@@ -7,7 +7,8 @@ namespace IpcBench.Daemon.Reports;
 /// REPORT_FORMAT_CSV: one row per cell and repetition, then one aggregated row per cell (repetition "median", with
 /// min and max beside), so a spreadsheet can plot either without parsing the JSON. The noise columns come last, so the
 /// earlier ones keep their positions: a round's (or, on the median row, the cell's) retries on max_noise_percent, the
-/// noise of each retried attempt ("31.2;28.4"), and whether the round's last attempt was still too noisy.
+/// noise of each retried attempt ("31.2;28.4"), and whether the round's last attempt was still too noisy. With a baseline,
+/// the comparison follows as a second table.
 /// </summary>
 public static class CsvReport
 {
@@ -19,7 +20,12 @@ public static class CsvReport
         "latency_max_ns", "spread_percent", "spread_exceeded", "noise_retries", "noise_retried_percent", "failed_noisy",
     ];
 
-    public static string Render(SuiteReport report)
+    private static readonly string[] ComparisonHeader =
+    [
+        "baseline_id", "candidate_id", "threshold_percent", "cell", "metric", "unit", "baseline", "candidate", "ratio", "change_percent", "verdict", "notes",
+    ];
+
+    public static string Render(SuiteReport report, SuiteComparison? comparison = null)
     {
         var text = new StringBuilder();
         Row(text, Header);
@@ -47,11 +53,43 @@ public static class CsvReport
                 s.SpreadExceeded ? "true" : "false", .. NoiseFields(cell.Noise)]);
         }
 
+        if (comparison is not null)
+        {
+            AppendComparison(text, comparison);
+        }
+
         return text.ToString();
     }
 
     private static string[] NoiseFields(NoiseMark noise) =>
         [Num(noise.Retries), string.Join(';', noise.RetriedNoisePercent.Select(Num)), noise.FailedNoisy ? "true" : "false"];
+
+    /// <summary>
+    /// After one empty line, a second table under its title row: one row per cell and metric (cell "all", metric
+    /// "verdict" for the overall verdict), so a spreadsheet filters and pivots it without knowing the metric set.
+    /// </summary>
+    private static void AppendComparison(StringBuilder text, SuiteComparison c)
+    {
+        text.Append('\n');
+        Row(text, [$"Compared with baseline {c.BaselineId}"]);
+        Row(text, ComparisonHeader);
+        string[] suites = [c.BaselineId, c.CandidateId, Num(c.ThresholdPercent)];
+        Row(text, [.. suites, "all", "verdict", string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, Snake(c.Verdict), string.Join("; ", c.Notes)]);
+        foreach (var cell in c.Cells)
+        {
+            if (cell.Metrics.Count == 0)
+            {
+                Row(text, [.. suites, cell.Label, "verdict", string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, Snake(cell.Verdict),
+                    string.Join("; ", cell.Notes)]);
+            }
+
+            foreach (var m in cell.Metrics)
+            {
+                Row(text, [.. suites, cell.Label, m.Metric, m.Unit, Num(m.Baseline), Num(m.Candidate), Num(m.Ratio), Num(m.ChangePercent), Snake(m.Verdict),
+                    string.Join("; ", cell.Notes)]);
+            }
+        }
+    }
 
     private static string Num(double value) => value.ToString("R", CultureInfo.InvariantCulture);
 

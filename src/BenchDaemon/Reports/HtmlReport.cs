@@ -16,9 +16,9 @@ public static class HtmlReport
     private static readonly Lazy<string> Scripts = new(() => string.Join("\n",
         Asset("chart.umd.min.js"), Asset("chartjs-chart-error-bars.umd.min.js"), Asset("report.js")));
 
-    public static string Render(SuiteReport report)
+    public static string Render(SuiteReport report, SuiteComparison? comparison = null)
     {
-        var doc = ReportDocument.Build(report);
+        var doc = ReportDocument.Build(report, comparison);
         var html = new StringBuilder();
         string title = report.Name.Length > 0 ? report.Name : report.SuiteId;
         html.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
@@ -34,7 +34,13 @@ public static class HtmlReport
 
         html.Append("</p>\n");
         AppendEnvironment(html, report.Environment);
-        html.Append("</header>\n<main id=\"charts\"></main>\n");
+        html.Append("</header>\n");
+        if (comparison is not null)
+        {
+            AppendComparison(html, comparison);
+        }
+
+        html.Append("<main id=\"charts\"></main>\n");
         if (doc.Published.Count > 0)
         {
             AppendPublished(html, doc.Published);
@@ -63,6 +69,34 @@ public static class HtmlReport
         html.Append("</tbody></table>\n");
 
         void Row(string name, string value) => html.Append($"<tr><th>{E(name)}</th><td>{E(value)}</td></tr>\n");
+    }
+
+    /// <summary>The baseline section: summary, a place for report.js's change chart, and the per-cell table.</summary>
+    private static void AppendComparison(StringBuilder html, SuiteComparison c)
+    {
+        html.Append($"<section id=\"comparison\"><h2>Compared with baseline <code>{E(c.BaselineId)}</code></h2>\n" +
+            $"<p class=\"verdict {E(VerdictName(c.Verdict).ToLowerInvariant())}\"><strong>{E(VerdictName(c.Verdict))}</strong> — {E(ComparisonSummary(c))} " +
+            $"Medians over the repetitions, candidate <code>{E(c.CandidateId)}</code>.</p>\n<div class=\"grid\" id=\"comparison-chart\"></div>\n" +
+            "<table><thead><tr><th>Cell</th><th>Verdict</th><th>msg/s baseline</th><th>msg/s candidate</th><th>msg/s change</th><th>p99 µs baseline</th>" +
+            "<th>p99 µs candidate</th><th>p99 change</th><th>Beyond the threshold, notes</th></tr></thead><tbody>\n");
+        foreach (var cell in c.Cells)
+        {
+            var (rate, p99) = (cell.MessagesPerSecond, cell.LatencyP99);
+            string notes = string.Join("; ", new[] { BeyondThreshold(cell) }.Concat(cell.Notes).Where(n => n.Length > 0));
+            html.Append($"<tr><td>{E(cell.Label)}</td><td class=\"verdict {E(VerdictName(cell.Verdict).ToLowerInvariant())}\">{E(VerdictName(cell.Verdict))}</td>" +
+                $"<td>{(rate is null ? "–" : Count(rate.Baseline))}</td><td>{(rate is null ? "–" : Count(rate.Candidate))}</td>" +
+                $"<td>{(rate is null ? "–" : E(Change(rate.ChangePercent)))}</td><td>{(p99 is null ? "–" : Micros(p99.Baseline))}</td>" +
+                $"<td>{(p99 is null ? "–" : Micros(p99.Candidate))}</td><td>{(p99 is null ? "–" : E(Change(p99.ChangePercent)))}</td>" +
+                $"<td class=\"method\">{E(notes)}</td></tr>\n");
+        }
+
+        html.Append("</tbody></table>\n");
+        foreach (var note in c.Notes)
+        {
+            html.Append($"<p class=\"note\">{E(note)}</p>\n");
+        }
+
+        html.Append("</section>\n");
     }
 
     private static void AppendPublished(StringBuilder html, IReadOnlyList<PublishedRow> rows)

@@ -12,7 +12,7 @@ public static class MarkdownReport
 {
     public const string SpreadMark = "⚠";
 
-    public static string Render(SuiteReport report)
+    public static string Render(SuiteReport report, SuiteComparison? comparison = null)
     {
         var text = new StringBuilder();
         text.AppendLine($"# {Escape(report.Name.Length > 0 ? report.Name : report.SuiteId)}");
@@ -21,6 +21,10 @@ public static class MarkdownReport
             (report.PresetId is null ? "." : $", preset `{Escape(report.PresetId)}`: {Escape(report.PresetReproduces ?? string.Empty)}"));
         text.AppendLine();
         AppendEnvironment(text, report.Environment);
+        if (comparison is not null)
+        {
+            AppendComparison(text, comparison);
+        }
 
         foreach (var shape in report.Cells.GroupBy(c => c.Key.Shape))
         {
@@ -113,6 +117,35 @@ public static class MarkdownReport
             (noise ? " Noise: rounds whose scenario exceeded max_noise_percent were retried at once (at most twice); the figures are the last attempt's, " +
                 "and failed-noisy marks a round still too noisy." : string.Empty));
         text.AppendLine();
+    }
+
+    private static void AppendComparison(StringBuilder text, SuiteComparison c)
+    {
+        text.AppendLine($"## Compared with baseline `{Escape(c.BaselineId)}`");
+        text.AppendLine();
+        text.AppendLine($"**{VerdictName(c.Verdict)}** — {Escape(ComparisonSummary(c))} Medians over the repetitions, candidate `{Escape(c.CandidateId)}`.");
+        text.AppendLine();
+        text.AppendLine("| Cell | Verdict | msg/s baseline | msg/s candidate | msg/s change | p99 µs baseline | p99 µs candidate | p99 change | Beyond the threshold |");
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|");
+        foreach (var cell in c.Cells)
+        {
+            var (rate, p99) = (cell.MessagesPerSecond, cell.LatencyP99);
+            text.AppendLine($"| {Escape(cell.Label)} | {VerdictName(cell.Verdict)} | {(rate is null ? "–" : Count(rate.Baseline))} | " +
+                $"{(rate is null ? "–" : Count(rate.Candidate))} | {(rate is null ? "–" : Change(rate.ChangePercent))} | {(p99 is null ? "–" : Micros(p99.Baseline))} | " +
+                $"{(p99 is null ? "–" : Micros(p99.Candidate))} | {(p99 is null ? "–" : Change(p99.ChangePercent))} | " +
+                $"{Escape(string.Join("; ", new[] { BeyondThreshold(cell) }.Concat(cell.Notes).Where(n => n.Length > 0)))} |");
+        }
+
+        text.AppendLine();
+        foreach (var note in c.Notes)
+        {
+            text.AppendLine($"- {Escape(note)}");
+        }
+
+        if (c.Notes.Count > 0)
+        {
+            text.AppendLine();
+        }
     }
 
     private static void AppendPublished(StringBuilder text, IReadOnlyList<PublishedRow> rows)

@@ -7,7 +7,9 @@ namespace IpcBench.Daemon.Reports;
 /// The report as one document: what EXPORT as JSON returns and what the HTML file carries for its charts. Built from
 /// the model with every aggregate computed once, so the JSON reader, the tables and the charts see the same figures.
 /// </summary>
-public sealed record ReportDocument(SuiteInfo Suite, ReportEnvironment Environment, IReadOnlyList<CellDocument> Cells, IReadOnlyList<PublishedRow> Published)
+/// <remarks>Comparison is present only for a report exported against a baseline (and then written out in JSON).</remarks>
+public sealed record ReportDocument(SuiteInfo Suite, ReportEnvironment Environment, IReadOnlyList<CellDocument> Cells, IReadOnlyList<PublishedRow> Published,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] SuiteComparison? Comparison = null)
 {
     public static readonly JsonSerializerOptions JsonOptions = new()
     {
@@ -16,13 +18,13 @@ public sealed record ReportDocument(SuiteInfo Suite, ReportEnvironment Environme
         NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals,
     };
 
-    public static ReportDocument Build(SuiteReport report)
+    public static ReportDocument Build(SuiteReport report, SuiteComparison? comparison = null)
     {
         var cells = report.Cells.Select(c => new CellDocument(c.Key.Label, c.Key.Shape, c.Key, c.Duration.TotalSeconds, c.Warmup.TotalSeconds,
             SummaryDocument.Of(c.Summary), c.Repetitions, c.Noise, c.NoisyAttempts ?? [])).ToList();
         var suite = new SuiteInfo(report.SuiteId, report.Name, report.State, report.CreatedAt, report.EndedAt, report.Repetitions,
             report.PresetId, report.PresetTitle, report.PresetReproduces);
-        return new ReportDocument(suite, report.Environment, cells, PublishedRow.All(report));
+        return new ReportDocument(suite, report.Environment, cells, PublishedRow.All(report), comparison);
     }
 
     public string ToJson(bool indented = true) => JsonSerializer.Serialize(this, new JsonSerializerOptions(JsonOptions) { WriteIndented = indented });

@@ -173,6 +173,29 @@
         plugins: { legend: { labels: { boxWidth: 10, font: { size: 10 } } } } } });
   }
 
+  // Compared with a baseline: each cell's msg/s change as a bar coloured by the cell's verdict (over all its metrics),
+  // the threshold as a grey band around 0, so a regressed cell stands out even when its msg/s barely moved.
+  const comparisonGrid = document.getElementById('comparison-chart');
+  if (doc.comparison && comparisonGrid) {
+    const c = doc.comparison;
+    const verdictColour = { regressed: '#e15759', improved: '#59a14f', same: '#9fc5e8', unspecified: '#bab0ac' };
+    const rows = c.cells.map((cell) => ({ cell, rate: cell.metrics.find((m) => m.metric === 'messages_per_second') }))
+      .filter((r) => r.rate && Number.isFinite(Number(r.rate.change_percent)));
+    if (rows.length > 0) {
+      const t = Number(c.threshold_percent);
+      const band = (sign, fill) => ({ type: 'line', label: `threshold ${sign > 0 ? '+' : '−'}${t} %`, data: rows.map(() => sign * t),
+        borderColor: '#999', borderWidth: 1, borderDash: [4, 3], pointRadius: 0, fill, backgroundColor: 'rgba(150,150,150,0.18)' });
+      chart(comparisonGrid, 'comparison', `msg/s change against baseline ${c.baseline_id}`, { type: 'bar',
+        data: { labels: rows.map((r) => r.cell.label), datasets: [
+          { label: 'msg/s change %', data: rows.map((r) => Number(r.rate.change_percent)),
+            backgroundColor: rows.map((r) => verdictColour[r.cell.verdict] || '#bab0ac') },
+          band(1, '+1'), band(-1, false),
+        ] },
+        options: { scales: { y: { ...linear('change of msg/s, %'), suggestedMin: -2 * t, suggestedMax: 2 * t } },
+          plugins: { tooltip: { callbacks: { afterLabel: (item) => (item.datasetIndex === 0 ? `cell verdict: ${rows[item.dataIndex].cell.verdict}` : '') } } } } });
+    }
+  }
+
   // For tests and readers of the DOM: how many charts were drawn.
   document.body.dataset.charts = String(drawn.length);
 })();
