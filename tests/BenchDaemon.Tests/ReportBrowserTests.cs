@@ -63,6 +63,45 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
         Assert.True(new FileInfo(screenshot).Length > 10_000, "the screenshot is (nearly) empty");
     }
 
+    [ChromiumFact]
+    public async Task ComparedReport_DrawsTheChangeChart_ColouredByVerdict()
+    {
+        // uds regressed, shm-ring improved, the rest the same (ReportSamples.Candidate), against the plain matrix.
+        var baseline = ReportSamples.Matrix("baseline");
+        var candidate = ReportSamples.Candidate(baseline);
+        var comparison = SuiteComparison.Compare(baseline, candidate, 5);
+        var directory = Path.Combine(RepoLayout.Root, "TestResults", "report");
+        Directory.CreateDirectory(directory);
+        var html = Path.Combine(directory, "compared.html");
+        var screenshot = Path.Combine(directory, "compared.png");
+        await File.WriteAllTextAsync(html, HtmlReport.Render(candidate, comparison));
+
+        var line = await ChromiumTools.CheckAsync(html, screenshot);
+        output.WriteLine($"report {html}, screenshot {screenshot}");
+        using var result = JsonDocument.Parse(line);
+        var root = result.RootElement;
+
+        Assert.Empty(Strings(root, "pageErrors"));
+        Assert.Empty(Strings(root, "consoleErrors"));
+        Assert.Empty(Strings(root, "refused"));
+        var chart = Assert.Single(root.GetProperty("charts").EnumerateArray(), c => c.GetProperty("kind").GetString() == "comparison");
+        Assert.True(chart.GetProperty("width").GetInt32() > 0 && chart.GetProperty("height").GetInt32() > 0);
+        var datasets = chart.GetProperty("datasets").EnumerateArray().ToList();
+        Assert.Equal(["msg/s change %", "threshold +5 %", "threshold −5 %"], datasets.Select(d => d.GetProperty("label").GetString()));
+        foreach (var dataset in datasets)
+        {
+            // A bar (or band point) per cell, each laid out.
+            Assert.Equal(comparison.Cells.Count, dataset.GetProperty("points").GetInt32());
+            Assert.Equal(comparison.Cells.Count, dataset.GetProperty("drawn").GetInt32());
+            Assert.True(dataset.GetProperty("visible").GetBoolean());
+        }
+
+        var colours = datasets[0].GetProperty("colours").EnumerateArray().Select(c => c.GetString()).ToList();
+        var byVerdict = comparison.Cells.Select((c, i) => (c.Verdict, Colour: colours[i])).GroupBy(p => p.Verdict).ToDictionary(g => g.Key, g => g.Select(p => p.Colour).Distinct().Single());
+        Assert.Equal(3, byVerdict.Values.Distinct().Count());
+        Assert.True(new FileInfo(screenshot).Length > 10_000, "the screenshot is (nearly) empty");
+    }
+
     private static List<string> Strings(JsonElement root, string name) =>
         root.GetProperty(name).EnumerateArray().Select(e => e.GetString() ?? string.Empty).ToList();
 }

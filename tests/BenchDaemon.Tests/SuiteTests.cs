@@ -209,6 +209,47 @@ public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
         Assert.Equal(["reference-1", "reference-2", "reference-3", "reference-4", "reference-5"], presets.Presets.Select(p => p.Id));
     }
 
+    [Fact]
+    public async Task ExportSuite_WithBaseline_CarriesCompareSuitesVerdicts_AndRefusesUnknownBaselineOrBadThreshold()
+    {
+        await using var daemon = await DaemonProcess.StartAsync(Setup);
+        using var log = daemon.LogTo(output);
+        var baseline = await RunAsync(daemon, Matrix([8, 64], 0.3, repetitions: 1));
+        var candidate = await RunAsync(daemon, Matrix([8, 64], 0.3, repetitions: 1));
+        var compared = await daemon.Control.CompareSuitesAsync(new CompareSuitesRequest { BaselineId = baseline.Id, CandidateId = candidate.Id, ThresholdPercent = 20 });
+        ExportSuiteRequest Export(ReportFormat format) => new() { Id = candidate.Id, Format = format, BaselineId = baseline.Id, ThresholdPercent = 20 };
+
+        var json = await daemon.Control.ExportSuiteAsync(Export(ReportFormat.Json));
+        using (var document = JsonDocument.Parse(json.Content))
+        {
+            var comparison = document.RootElement.GetProperty("comparison");
+            Assert.Equal(baseline.Id, comparison.GetProperty("baseline_id").GetString());
+            Assert.Equal(20, comparison.GetProperty("threshold_percent").GetDouble());
+            Assert.Equal(compared.Verdict.ToString().ToLowerInvariant(), comparison.GetProperty("verdict").GetString());
+            Assert.Equal(compared.Cells.Select(c => c.Verdict.ToString().ToLowerInvariant()),
+                comparison.GetProperty("cells").EnumerateArray().Select(c => c.GetProperty("verdict").GetString()));
+        }
+
+        var markdown = await daemon.Control.ExportSuiteAsync(Export(ReportFormat.Markdown));
+        Assert.Contains($"## Compared with baseline `{baseline.Id}`", markdown.Content, StringComparison.Ordinal);
+        Assert.Contains($"**{compared.Verdict.ToString().ToUpperInvariant()}** — ", markdown.Content, StringComparison.Ordinal);
+        Assert.Contains($"Compared with baseline {baseline.Id}", (await daemon.Control.ExportSuiteAsync(Export(ReportFormat.Csv))).Content, StringComparison.Ordinal);
+        Assert.Contains("id=\"comparison-chart\"", (await daemon.Control.ExportSuiteAsync(Export(ReportFormat.Html))).Content, StringComparison.Ordinal);
+
+        var unknown = await Assert.ThrowsAsync<RpcException>(async () =>
+            await daemon.Control.ExportSuiteAsync(new ExportSuiteRequest { Id = candidate.Id, BaselineId = "s000000000000" }));
+        Assert.Equal(StatusCode.NotFound, unknown.StatusCode);
+        Assert.Contains("baseline_id", unknown.Status.Detail, StringComparison.Ordinal);
+        var tooHigh = Export(ReportFormat.Markdown);
+        tooHigh.ThresholdPercent = 2000;
+        foreach (var request in (ExportSuiteRequest[])[tooHigh, new ExportSuiteRequest { Id = candidate.Id, ThresholdPercent = 10 }])
+        {
+            var refused = await Assert.ThrowsAsync<RpcException>(async () => await daemon.Control.ExportSuiteAsync(request));
+            Assert.Equal(StatusCode.InvalidArgument, refused.StatusCode);
+            Assert.Contains("threshold_percent", refused.Status.Detail, StringComparison.Ordinal);
+        }
+    }
+
     private static SuiteSpec Matrix(int[] payloads, double seconds, int repetitions)
     {
         var spec = new SuiteSpec { Duration = Duration.FromTimeSpan(Specs.Seconds(seconds)), Repetitions = repetitions };

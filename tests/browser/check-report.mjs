@@ -48,6 +48,7 @@ try {
           elements: meta.data.length,
           drawn: meta.data.filter((e) => Number.isFinite(e.x) && Number.isFinite(e.y)).length,
           visible: c.isDatasetVisible(i),
+          colours: Array.isArray(d.backgroundColor) ? d.backgroundColor.map(String) : [],
         };
       }),
     })),

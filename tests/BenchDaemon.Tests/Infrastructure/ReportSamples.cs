@@ -43,6 +43,30 @@ internal static class ReportSamples
             Environment, cells);
     }
 
+    /// <summary>
+    /// The same matrix run again under another id: uds 20 % slower (REGRESSED), shm-ring 20 % faster (IMPROVED), latency
+    /// moving the other way, every other cell's figures as they were (SAME).
+    /// </summary>
+    public static SuiteReport Candidate(SuiteReport baseline, string id = "suite-0003") => baseline with
+    {
+        SuiteId = id,
+        Cells = [.. baseline.Cells.Select(c => c with
+        {
+            Repetitions = [.. c.Repetitions.Select(r => Scaled(r, c.Key.Transport switch { "uds" => 0.8, "shm-ring" => 1.2, _ => 1 }))],
+        })],
+    };
+
+    private static RepetitionResult Scaled(RepetitionResult r, double factor) => factor == 1 ? r : r with
+    {
+        MessagesPerSecond = r.MessagesPerSecond * factor,
+        BytesPerSecond = r.BytesPerSecond * factor,
+        Latency = r.Latency with
+        {
+            P50 = r.Latency.P50 / factor, P90 = r.Latency.P90 / factor, P99 = r.Latency.P99 / factor,
+            P999 = r.Latency.P999 / factor, P9999 = r.Latency.P9999 / factor, Max = r.Latency.Max / factor,
+        },
+    };
+
     private static RepetitionResult Repetition(Random random, CellKey key, int round, string id, bool failed, bool slowSpell = false)
     {
         if (failed)
