@@ -117,4 +117,82 @@ public sealed class DashboardQueryTests(ITestOutputHelper output)
             $"{failures.Count} of {evaluated} dashboard queries failed:\n  - {string.Join("\n  - ", failures)}\n{daemon.Output.Describe()}\n--- prometheus ---\n{prometheus.Output.Describe()}");
         Assert.True(evaluated > 60, $"only {evaluated} queries were evaluated");
     }
+
+    /// <summary>
+    /// The Suites row against a real suite: eight short in-process scenarios, and while the suite is past its second
+    /// scenario every ipcbench_suite_ query of the dashboards is evaluated and must show it (active, k of n, progress, pace).
+    /// </summary>
+    [PrometheusFact]
+    public async Task SuiteRowQueries_ShowTheRunningSuite()
+    {
+        PrometheusTools.EnsureInstalled();
+        await using var daemon = await DaemonProcess.StartAsync();
+        using var log = daemon.LogTo(output);
+        await using var prometheus = await PrometheusServer.StartAsync(daemon.MetricsPort);
+        await prometheus.WaitForTargetUpAsync(TimeSpan.FromSeconds(20));
+        var queries = Dashboards.Files.SelectMany(Dashboards.Queries).Where(q => q.Expression.Contains("ipcbench_suite_", StringComparison.Ordinal)).ToList();
+        Assert.True(queries.Count >= 4, $"only {queries.Count} suite queries in the dashboards");
+
+        // 4 payloads x 2 rounds of channels, 1.5 s each after 0.5 s warmup: about 20 s, long enough to look at mid-way.
+        var spec = new SuiteSpec
+        {
+            Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(TimeSpan.FromSeconds(1.5)),
+            Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(TimeSpan.FromSeconds(0.5)),
+            Repetitions = 2,
+        };
+        spec.Transports.Add("channels");
+        spec.PayloadBytes.AddRange([8, 64, 512, 4096]);
+        var started = await daemon.Control.StartSuiteAsync(new StartSuiteRequest { Spec = spec });
+        Suite suite;
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        do
+        {
+            await Task.Delay(100);
+            suite = await daemon.Control.GetSuiteAsync(new GetSuiteRequest { Id = started.Id });
+        }
+        while (suite.ScenariosDone < 2 && suite.State is SuiteState.Pending or SuiteState.Running && clock.Elapsed < TimeSpan.FromSeconds(120));
+
+        Assert.True(suite.ScenariosDone >= 2 && suite.State == SuiteState.Running, $"the suite is not running past its second scenario: {suite}");
+        // Two scrapes after a scenario finished: inside the 4 s rate window, and the gauges have moved.
+        await Task.Delay(TimeSpan.FromSeconds(2.2));
+        var at = DateTimeOffset.UtcNow;
+        var values = new Dictionary<string, string> { ["instance"] = $"127.0.0.1:{daemon.MetricsPort}", ["__rate_interval"] = RateInterval };
+        var failures = new List<string>();
+        var seen = new Dictionary<string, double>();
+        foreach (var query in queries)
+        {
+            var expression = Dashboards.Substitute(query.Expression, values);
+            var samples = (await prometheus.QueryAsync(expression, at)).Where(s => double.IsFinite(s.Value)).ToList();
+            output.WriteLine($"{query} -> {string.Join("; ", samples)}");
+            if (samples.Count != 1)
+            {
+                failures.Add($"{query}: {samples.Count} finite series, expected one (the daemon)\n      {expression}");
+                continue;
+            }
+
+            seen[expression] = samples[0].Value;
+        }
+
+        // What each series must say mid-way through an 8-scenario suite, whichever panel shows it.
+        foreach (var (expression, value) in seen)
+        {
+            bool ok = expression switch
+            {
+                _ when expression.StartsWith("100 *", StringComparison.Ordinal) => value > 0 && value < 100,
+                _ when expression.Contains("rate(ipcbench_suite_scenarios_completed_total", StringComparison.Ordinal) => value > 0,
+                _ when expression.Contains("ipcbench_suite_active", StringComparison.Ordinal) => value == 1,
+                _ when expression.Contains("ipcbench_suite_scenarios_done", StringComparison.Ordinal) => value >= 2 && value < 8,
+                _ when expression.Contains("ipcbench_suite_scenarios{", StringComparison.Ordinal) => value == 8,
+                _ => true,
+            };
+            if (!ok)
+            {
+                failures.Add($"{expression} = {value} while suite {suite.Id} is running with {suite.ScenariosDone} of {suite.ScenariosTotal} done");
+            }
+        }
+
+        await daemon.Control.StopSuiteAsync(new StopSuiteRequest { Id = started.Id });
+        Assert.True(failures.Count == 0,
+            $"{failures.Count} suite queries failed:\n  - {string.Join("\n  - ", failures)}\n{daemon.Output.Describe()}\n--- prometheus ---\n{prometheus.Output.Describe()}");
+    }
 }
