@@ -35,6 +35,24 @@ public sealed class ReportComparisonTests
     }
 
     [Fact]
+    public void ReportJson_ReadBack_ComparesAsTheReportItWasWrittenFrom()
+    {
+        var read = ReportFile.Read(JsonReport.Render(Baseline));
+
+        Assert.Equal(Baseline.SuiteId, read.SuiteId);
+        Assert.Equal(Baseline.Environment, read.Environment);
+        Assert.Equal(Baseline.Cells.Select(c => (c.Key, c.Duration, c.Warmup)), read.Cells.Select(c => (c.Key, c.Duration, c.Warmup)));
+        var fromFile = SuiteComparison.Compare(read, Candidate, 5);
+        Assert.Equal(Comparison.Verdict, fromFile.Verdict);
+        Assert.Equal(Comparison.Cells.SelectMany(c => c.Metrics), fromFile.Cells.SelectMany(c => c.Metrics));
+        Assert.Equal(Comparison.Notes, fromFile.Notes);
+        Assert.All(SuiteComparison.Compare(read, Baseline, 5).Cells, c => Assert.Equal(Verdict.Same, c.Verdict));
+
+        var e = Assert.Throws<InvalidDataException>(() => ReportFile.Read("{\"ids\":[]}"));
+        Assert.Contains("not an IpcBench report.json", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Markdown_HasTheSection_WithFiguresChangeAndVerdictPerCell()
     {
         var markdown = MarkdownReport.Render(Candidate, Comparison);

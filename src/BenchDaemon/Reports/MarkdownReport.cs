@@ -119,6 +119,14 @@ public static class MarkdownReport
         text.AppendLine();
     }
 
+    /// <summary>The "Compared with baseline" section alone: what `run --baseline` prints at the end.</summary>
+    public static string ComparisonSection(SuiteComparison comparison)
+    {
+        var text = new StringBuilder();
+        AppendComparison(text, comparison);
+        return text.ToString();
+    }
+
     private static void AppendComparison(StringBuilder text, SuiteComparison c)
     {
         text.AppendLine($"## Compared with baseline `{Escape(c.BaselineId)}`");

@@ -122,5 +122,8 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
         return new CellComparison(baseline.Key, baseline.Duration, baseline.Warmup, metrics, MetricChange.Overall(metrics.Select(m => m.Verdict)), notes);
     }
 
-    private static string Describe(ReportEnvironment e) => $"{e.Hostname}, {e.CpuModel}, {e.LogicalCores} cores, kernel {e.Kernel}, .NET {e.DotnetVersion}";
+    /// <summary>Every field the environment check compares (the build aside), so the note shows what differed.</summary>
+    private static string Describe(ReportEnvironment e) => $"{e.Hostname}, {e.CpuModel}, {e.LogicalCores} cores, {e.Os}, kernel {e.Kernel}, " +
+        (e.DotnetVersion.StartsWith(".NET", StringComparison.Ordinal) ? e.DotnetVersion : ".NET " + e.DotnetVersion) +
+        (e.CoreToCoreNanoseconds is { } ns ? $", core-to-core {ns:0} ns" : string.Empty);
 }

@@ -65,12 +65,32 @@ internal static class LocalSuite
         }
     }
 
-    /// <summary>The report of a finished suite (with its published-vs-measured table for a preset), and report.html beside the results.</summary>
-    public static async Task<SuiteReport> ReportAsync(IServiceProvider services, SuiteSnapshot suite, string outputDirectory)
+    /// <summary>
+    /// The report of a finished suite (with its published-vs-measured table for a preset), and report.html and
+    /// report.json beside the results; against a baseline (`--baseline`), report.html carries the comparison too.
+    /// </summary>
+    public static async Task<(SuiteReport Report, SuiteComparison? Comparison)> ReportAsync(IServiceProvider services, SuiteSnapshot suite, string outputDirectory,
+        SuiteReport? baseline)
     {
         var report = services.GetRequiredService<SuiteReports>().Build(suite);
-        await File.WriteAllTextAsync(Path.Combine(outputDirectory, "report.html"), HtmlReport.Render(report)).ConfigureAwait(false);
-        return report;
+        var comparison = baseline is null ? null : SuiteComparison.Compare(baseline, report, ScenarioComparer.DefaultThresholdPercent);
+        await File.WriteAllTextAsync(Path.Combine(outputDirectory, "report.html"), HtmlReport.Render(report, comparison)).ConfigureAwait(false);
+        // Without the comparison: it is the file a later run compares against.
+        await File.WriteAllTextAsync(Path.Combine(outputDirectory, "report.json"), JsonReport.Render(report)).ConfigureAwait(false);
+        return (report, comparison);
+    }
+
+    /// <summary>--baseline, read before anything runs: a wrong path fails in a second rather than after the matrix.</summary>
+    public static SuiteReport? ReadBaseline(string? path)
+    {
+        try
+        {
+            return path is null ? null : ReportFile.Read(File.ReadAllText(path));
+        }
+        catch (Exception e) when (e is System.Text.Json.JsonException or InvalidDataException or IOException or UnauthorizedAccessException)
+        {
+            throw new ArgumentException($"--baseline {path}: {e.Message}", e);
+        }
     }
 
     /// <summary>Finished scenarios in the order they ran (round by round, a round's noise-retried attempts first), the running one left out.</summary>

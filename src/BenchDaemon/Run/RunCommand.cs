@@ -53,11 +53,15 @@ public static class RunCommand
         var lockMemory = new Option<bool>("--lock-memory") { Description = "mlockall in the daemon and the agents while a scenario runs" };
         var preset = new Option<string?>("--preset") { Description = "A REFERENCE.md preset (reference-1 .. reference-5): its matrix, and a published-vs-measured table; --duration/--warmup shorten it only when given" };
         var repetitions = new Option<int>("--repetitions") { Description = "Rounds: every scenario runs once per round, never twice in a row (1-100)", DefaultValueFactory = _ => 1 };
-        var output = new Option<string?>("--out") { Description = "Directory for results.json, results.csv, results-series.csv and results.hlog (default: results/<timestamp>)" };
+        var output = new Option<string?>("--out")
+        {
+            Description = "Directory for results.json, results.csv, results-series.csv, results.hlog, report.html and report.json (default: results/<timestamp>)",
+        };
+        var baseline = new Option<string?>("--baseline") { Description = "A previous run's report.json: print and chart each cell's change against it (CompareSuites' rules, threshold 5 %)" };
         var command = new Command("run", "Run a benchmark matrix once and print the results (about a minute with no options)")
         {
             transports, payloads, publishers, subscribers, duration, warmup, access, topology, mode, wait, rate, sampleEvery,
-            publisherCpus, subscriberCpus, realtimePriority, lockMemory, preset, repetitions, output,
+            publisherCpus, subscriberCpus, realtimePriority, lockMemory, preset, repetitions, output, baseline,
         };
         command.SetAction((result, token) =>
         {
@@ -89,6 +93,7 @@ public static class RunCommand
                     // A preset keeps its own duration and warmup unless they are given.
                     DurationGiven = result.GetResult(duration) is { Implicit: false },
                     WarmupGiven = result.GetResult(warmup) is { Implicit: false },
+                    Baseline = LocalSuite.ReadBaseline(result.GetValue(baseline)),
                 };
             }
             catch (ArgumentException e)
@@ -171,12 +176,18 @@ public static class RunCommand
         }
 
         Console.Out.Write(ResultTables.Render(results));
-        var report = await LocalSuite.ReportAsync(services, suite, settings.OutputDirectory).ConfigureAwait(false);
+        var (report, comparison) = await LocalSuite.ReportAsync(services, suite, settings.OutputDirectory, settings.Baseline).ConfigureAwait(false);
         if (plan.Preset.Length > 0 || plan.Repetitions > 1)
         {
             // Medians with min–max per cell, and for a preset the published-vs-measured table.
             Console.Out.WriteLine();
             Console.Out.Write(Reports.MarkdownReport.Render(report));
+        }
+
+        if (comparison is not null)
+        {
+            Console.Out.WriteLine();
+            Console.Out.Write(Reports.MarkdownReport.ComparisonSection(comparison));
         }
 
         return results.Any(r => r.State == ScenarioState.Failed) ? 1 : 0;
@@ -378,6 +389,9 @@ public static class RunCommand
         public bool DurationGiven { get; init; }
 
         public bool WarmupGiven { get; init; }
+
+        /// <summary>A previous run's report (--baseline) to compare this one against.</summary>
+        public Reports.SuiteReport? Baseline { get; init; }
     }
 
     private sealed record RunPlacement(string PublisherCpus, string SubscriberCpus, int RealtimePriority, bool LockMemory);
