@@ -88,8 +88,9 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         // The throughput grid: one column per transport.
         Assert.Matches(new Regex(@"^\| Payload \| uds \| channels \|$", RegexOptions.Multiline), stdout);
 
-        // report.html: the suite's self-contained report (run is a client of the suite engine).
-        Assert.Equal(["report.html", "results-series.csv", "results.csv", "results.hlog", "results.json"], Directory.GetFiles(results).Select(Path.GetFileName).Order());
+        // report.html: the suite's self-contained report (run is a client of the suite engine); report.json, what --baseline reads.
+        Assert.Equal(["report.html", "report.json", "results-series.csv", "results.csv", "results.hlog", "results.json"],
+            Directory.GetFiles(results).Select(Path.GetFileName).Order());
         var export = JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json")));
         var scenarios = export.Scenarios.Select(r => r.Scenario).ToList();
         Assert.Equal(["channels", "uds"], scenarios.Select(s => s.Spec.Transport).Order());
