@@ -14,7 +14,7 @@ namespace IpcBench.Daemon.Persistence;
 public sealed class ScenarioStore
 {
     /// <summary>PRAGMA user_version this code writes; older files are migrated step by step in <see cref="Migrate"/>.</summary>
-    public const int SchemaVersion = 3;
+    public const int SchemaVersion = StoreSchema.Version;
 
     private readonly string _connectionString;
 
@@ -47,94 +47,9 @@ public sealed class ScenarioStore
 
         using var connection = Open();
         // WAL: readers (control calls) never wait for the writer, and a write is one fsync of the log.
-        Execute(connection, "PRAGMA journal_mode=WAL;");
-        Execute(connection, "PRAGMA synchronous=NORMAL;");
-        Migrate(connection);
-    }
-
-    private static void Migrate(SqliteConnection connection)
-    {
-        long version = (long)Scalar(connection, "PRAGMA user_version;")!;
-        if (version > SchemaVersion)
-        {
-            throw new InvalidOperationException(
-                $"the database has schema version {version}, newer than this daemon's {SchemaVersion}; use a newer daemon or another IpcBench:DatabasePath");
-        }
-
-        using var transaction = connection.BeginTransaction();
-        if (version < 1)
-        {
-            Execute(connection, """
-                CREATE TABLE scenarios (
-                    id TEXT PRIMARY KEY,
-                    created_at_us INTEGER NOT NULL,
-                    transport TEXT NOT NULL,
-                    state INTEGER NOT NULL,
-                    finished INTEGER NOT NULL,
-                    owner TEXT NOT NULL,
-                    updated_at_us INTEGER NOT NULL,
-                    scenario BLOB NOT NULL
-                );
-                CREATE INDEX scenarios_by_created ON scenarios (created_at_us DESC, id DESC);
-                CREATE INDEX scenarios_by_transport ON scenarios (transport, created_at_us DESC);
-                CREATE INDEX scenarios_by_state ON scenarios (state, created_at_us DESC);
-                CREATE INDEX scenarios_unfinished ON scenarios (finished) WHERE finished = 0;
-                CREATE TABLE series (
-                    scenario_id TEXT NOT NULL,
-                    elapsed_ns INTEGER NOT NULL,
-                    messages_per_second REAL NOT NULL,
-                    bytes_per_second REAL NOT NULL,
-                    latency_kind INTEGER NOT NULL,
-                    samples INTEGER NOT NULL,
-                    min_ns INTEGER NOT NULL,
-                    p50_ns INTEGER NOT NULL,
-                    p90_ns INTEGER NOT NULL,
-                    p99_ns INTEGER NOT NULL,
-                    p999_ns INTEGER NOT NULL,
-                    max_ns INTEGER NOT NULL,
-                    mean_ns INTEGER NOT NULL,
-                    daemon_cpu_percent REAL NOT NULL,
-                    agents_cpu_percent REAL NOT NULL,
-                    PRIMARY KEY (scenario_id, elapsed_ns)
-                ) WITHOUT ROWID;
-                """, transaction);
-        }
-
-        if (version < 2)
-        {
-            // Version 2: the per-second HdrHistograms behind the .hlog export. Scenarios stored before it have none.
-            Execute(connection, """
-                CREATE TABLE latency_intervals (
-                    scenario_id TEXT NOT NULL,
-                    interval_index INTEGER NOT NULL,
-                    start_ms INTEGER NOT NULL,
-                    end_ms INTEGER NOT NULL,
-                    histogram BLOB NOT NULL,
-                    PRIMARY KEY (scenario_id, interval_index)
-                ) WITHOUT ROWID;
-                """, transaction);
-        }
-
-        if (version < 3)
-        {
-            // Version 3: suites (SuiteStore), and each scenario's suite for ListScenarios' suite_id filter.
-            Execute(connection, """
-                ALTER TABLE scenarios ADD COLUMN suite_id TEXT NOT NULL DEFAULT '';
-                CREATE INDEX scenarios_by_suite ON scenarios (suite_id, created_at_us DESC) WHERE suite_id <> '';
-                CREATE TABLE suites (
-                    id TEXT PRIMARY KEY,
-                    created_at_us INTEGER NOT NULL,
-                    state INTEGER NOT NULL,
-                    finished INTEGER NOT NULL,
-                    owner TEXT NOT NULL,
-                    suite TEXT NOT NULL
-                );
-                CREATE INDEX suites_unfinished ON suites (finished) WHERE finished = 0;
-                """, transaction);
-        }
-
-        Execute(connection, $"PRAGMA user_version = {SchemaVersion};", transaction);
-        transaction.Commit();
+        StoreSchema.Execute(connection, "PRAGMA journal_mode=WAL;");
+        StoreSchema.Execute(connection, "PRAGMA synchronous=NORMAL;");
+        StoreSchema.Migrate(connection);
     }
 
     /// <summary>Writes a batch in one transaction: all of it, or (on an exception) none of it.</summary>
@@ -431,7 +346,7 @@ public sealed class ScenarioStore
     public long Count()
     {
         using var connection = Open();
-        return (long)Scalar(connection, "SELECT count(*) FROM scenarios;")!;
+        return (long)StoreSchema.Scalar(connection, "SELECT count(*) FROM scenarios;")!;
     }
 
     public static long ToMicros(DateTime time) => (time.ToUniversalTime() - DateTime.UnixEpoch).Ticks / 10;
@@ -446,7 +361,7 @@ public sealed class ScenarioStore
         {
             connection.Open();
             // Per connection: another process (a second daemon, `run`) may hold the write lock for a moment.
-            Execute(connection, string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout = {(int)BusyTimeout.TotalMilliseconds};"));
+            StoreSchema.Execute(connection, string.Create(CultureInfo.InvariantCulture, $"PRAGMA busy_timeout = {(int)BusyTimeout.TotalMilliseconds};"));
             return connection;
         }
         catch
@@ -454,61 +369,5 @@ public sealed class ScenarioStore
             connection.Dispose();
             throw;
         }
-    }
-
-    private static void Execute(SqliteConnection connection, string sql, SqliteTransaction? transaction = null)
-    {
-        using var command = connection.CreateCommand();
-        command.Transaction = transaction;
-        command.CommandText = sql;
-        command.ExecuteNonQuery();
-    }
-
-    private static object? Scalar(SqliteConnection connection, string sql)
-    {
-        using var command = connection.CreateCommand();
-        command.CommandText = sql;
-        return command.ExecuteScalar();
-    }
-}
-
-/// <summary>One queued write: a scenario's snapshot, a point of its series, or both; or a latency interval.</summary>
-public sealed record StoreWrite(string ScenarioId, ScenarioSnapshot? Scenario, IntervalSample? Point, HdrInterval? Latency = null);
-
-/// <summary>
-/// One interval's latency histogram in HdrHistogram's compressed encoding, with its wall-clock bounds (ms since the
-/// epoch); <paramref name="Index"/> orders them (a run's last interval can start in the same millisecond as it ends).
-/// </summary>
-public sealed record HdrInterval(int Index, long StartMs, long EndMs, byte[] Histogram);
-
-/// <summary>The ListScenarios/ExportScenarios filters, validated; null means "any".</summary>
-public sealed record ScenarioFilter(string? Transport, RunState? State, DateTime? CreatedAfter, DateTime? CreatedBefore)
-{
-    public static readonly ScenarioFilter None = new(null, null, null, null);
-
-    public bool Matches(ScenarioSnapshot scenario)
-    {
-        long created = ScenarioStore.ToMicros(scenario.CreatedAt);
-        return (Transport is null || scenario.Spec?.Transport == Transport)
-            && (State is null || scenario.State == State)
-            && (CreatedAfter is null || created >= ScenarioStore.ToMicros(CreatedAfter.Value))
-            && (CreatedBefore is null || created < ScenarioStore.ToMicros(CreatedBefore.Value))
-            && (SuiteId is null || scenario.SuiteId == SuiteId);
-    }
-
-    /// <summary>Only the scenarios of this suite.</summary>
-    public string? SuiteId { get; init; }
-}
-
-/// <summary>A scenario's place in "newest first": created_at (µs), then id, both descending.</summary>
-public readonly record struct ScenarioKey(long CreatedAtMicros, string Id) : IComparable<ScenarioKey>
-{
-    public static ScenarioKey Of(ScenarioSnapshot scenario) => new(ScenarioStore.ToMicros(scenario.CreatedAt), scenario.Id);
-
-    /// <summary>Negative when this key comes first in "newest first" order.</summary>
-    public int CompareTo(ScenarioKey other)
-    {
-        int byTime = other.CreatedAtMicros.CompareTo(CreatedAtMicros);
-        return byTime != 0 ? byTime : string.CompareOrdinal(other.Id, Id);
     }
 }
