@@ -288,10 +288,14 @@ public sealed class ScenarioStoreTests : IDisposable
             using var exclusive = holder.BeginTransaction(System.Data.IsolationLevel.Serializable);
             Scalar(holder, "INSERT INTO scenarios (id, created_at_us, transport, state, finished, owner, updated_at_us, scenario) VALUES ('lock', 0, 'uds', 6, 1, 'x', 0, x'');", exclusive);
 
+            var clock = System.Diagnostics.Stopwatch.StartNew();
             writer.Enqueue(new ProtoWrite("k1", Running("k1", "uds", T0), Point(1)));
             await writer.FlushAsync();
 
             Assert.Equal(1, writer.WriteFailures);
+            // The store's busy timeout bounds the wait (rounded up to Microsoft.Data.Sqlite's whole-second command
+            // timeout), not the library's 30 s default; 10 s leaves room for a slow machine.
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(10), $"a write on a locked database took {clock.Elapsed}");
             Assert.Contains("database is locked", writer.ErrorFor("k1"), StringComparison.OrdinalIgnoreCase);
             exclusive.Rollback();
         }

@@ -13,7 +13,7 @@ namespace IpcBench.Daemon.Persistence;
 /// </summary>
 public sealed class ScenarioStore
 {
-    /// <summary>PRAGMA user_version this code writes; older files are migrated step by step in <see cref="Migrate"/>.</summary>
+    /// <summary>PRAGMA user_version this code writes; older files are migrated step by step in <see cref="StoreSchema.Migrate"/>.</summary>
     public const int SchemaVersion = StoreSchema.Version;
 
     private readonly string _connectionString;
@@ -28,6 +28,10 @@ public sealed class ScenarioStore
             Mode = SqliteOpenMode.ReadWriteCreate,
             Cache = SqliteCacheMode.Private,
             Pooling = true,
+            // Microsoft.Data.Sqlite retries a busy or locked statement itself until the command timeout (30 s by
+            // default, whole seconds, 0 = forever), on top of PRAGMA busy_timeout: without this a locked file held
+            // a write for 30 s whatever BusyTimeout said.
+            DefaultTimeout = Math.Max(1, (int)Math.Ceiling(BusyTimeout.TotalSeconds)),
         }.ToString();
     }
 
