@@ -12,21 +12,11 @@ namespace IpcBench.Daemon.Tests;
 [Collection(DaemonCollection.Name)]
 public sealed class DaemonShutdownTests(ITestOutputHelper output) : IDisposable
 {
-    private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "shutdown-" + Guid.NewGuid().ToString("N")[..10]);
+    private readonly DaemonDirectory _state = new("shutdown");
 
-    private DaemonSettings Setup => new()
-    {
-        RuntimeBase = Path.Combine(_directory, "runtime"),
-        DatabasePath = Path.Combine(_directory, "state", "scenarios.db"),
-    };
+    private DaemonSettings Setup => _state.Settings;
 
-    public void Dispose()
-    {
-        if (Directory.Exists(_directory))
-        {
-            Directory.Delete(_directory, recursive: true);
-        }
-    }
+    public void Dispose() => _state.Dispose();
 
     [Iceoryx2Fact]
     public Task SigTerm_WhileUdsShmRingAndIceoryx2Run_EndsEachStoppedWithItsStatsAndNoLoss_AndARestartListsThemTheSame() =>

@@ -16,21 +16,11 @@ namespace IpcBench.Daemon.Tests;
 public sealed class SuitePlacementTests(ITestOutputHelper output) : IDisposable
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(180);
-    private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "suiteplace-" + Guid.NewGuid().ToString("N")[..10]);
+    private readonly DaemonDirectory _state = new("suiteplace");
 
-    private DaemonSettings Setup => new()
-    {
-        RuntimeBase = Path.Combine(_directory, "runtime"),
-        DatabasePath = Path.Combine(_directory, "state", "scenarios.db"),
-    };
+    private DaemonSettings Setup => _state.Settings;
 
-    public void Dispose()
-    {
-        if (Directory.Exists(_directory))
-        {
-            Directory.Delete(_directory, recursive: true);
-        }
-    }
+    public void Dispose() => _state.Dispose();
 
     [Theory]
     [InlineData("""{"publisher_cpus":"4096"}""", "spec.publisher_cpus: ")]

@@ -15,21 +15,11 @@ namespace IpcBench.Daemon.Tests;
 public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(240);
-    private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "suites-" + Guid.NewGuid().ToString("N")[..10]);
+    private readonly DaemonDirectory _state = new("suites");
 
-    private DaemonSettings Setup => new()
-    {
-        RuntimeBase = Path.Combine(_directory, "runtime"),
-        DatabasePath = Path.Combine(_directory, "state", "scenarios.db"),
-    };
+    private DaemonSettings Setup => _state.Settings;
 
-    public void Dispose()
-    {
-        if (Directory.Exists(_directory))
-        {
-            Directory.Delete(_directory, recursive: true);
-        }
-    }
+    public void Dispose() => _state.Dispose();
 
     [GrpcurlFact]
     public async Task Preset_ThroughGrpcurlAlone_RunsWatchesAndExportsMarkdownAndHtml()
@@ -88,9 +78,9 @@ public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
         Assert.StartsWith("<!DOCTYPE html>", page, StringComparison.OrdinalIgnoreCase);
         if (ChromiumTools.Missing is null)
         {
-            var file = Path.Combine(_directory, "report.html");
+            var file = Path.Combine(_state.Path, "report.html");
             await File.WriteAllTextAsync(file, page);
-            output.WriteLine(await ChromiumTools.CheckAsync(file, Path.Combine(_directory, "report.png")));
+            output.WriteLine(await ChromiumTools.CheckAsync(file, Path.Combine(_state.Path, "report.png")));
         }
     }
 
