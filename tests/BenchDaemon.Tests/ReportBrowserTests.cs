@@ -20,20 +20,9 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
     {
         // A preset suite of three transports x four payloads x two accesses, three rounds, one failed run, and a name to escape.
         var report = ReportSamples.Preset("reference-1", repetitions: 3, name: "<script>alert('x')</script> & lab \"A\"");
-        var directory = Path.Combine(RepoLayout.Root, "TestResults", "report");
-        Directory.CreateDirectory(directory);
-        var html = Path.Combine(directory, "report.html");
-        var screenshot = Path.Combine(directory, "report.png");
-        await File.WriteAllTextAsync(html, HtmlReport.Render(report));
-
-        var line = await ChromiumTools.CheckAsync(html, screenshot);
-        output.WriteLine($"report {html}, screenshot {screenshot}");
-        using var result = JsonDocument.Parse(line);
+        var (result, screenshot) = await OpenCleanAsync("report", HtmlReport.Render(report));
+        using var _ = result;
         var root = result.RootElement;
-
-        Assert.Empty(Strings(root, "pageErrors"));
-        Assert.Empty(Strings(root, "consoleErrors"));
-        Assert.Empty(Strings(root, "refused"));
         var charts = root.GetProperty("charts").EnumerateArray().ToList();
         Assert.Equal(root.GetProperty("canvases").GetInt32(), charts.Count);
         Assert.Equal(charts.Count.ToString(System.Globalization.CultureInfo.InvariantCulture), root.GetProperty("chartsAttribute").GetString());
@@ -70,20 +59,9 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
         var baseline = ReportSamples.Matrix("baseline");
         var candidate = ReportSamples.Candidate(baseline);
         var comparison = SuiteComparison.Compare(baseline, candidate, 5);
-        var directory = Path.Combine(RepoLayout.Root, "TestResults", "report");
-        Directory.CreateDirectory(directory);
-        var html = Path.Combine(directory, "compared.html");
-        var screenshot = Path.Combine(directory, "compared.png");
-        await File.WriteAllTextAsync(html, HtmlReport.Render(candidate, comparison));
-
-        var line = await ChromiumTools.CheckAsync(html, screenshot);
-        output.WriteLine($"report {html}, screenshot {screenshot}");
-        using var result = JsonDocument.Parse(line);
+        var (result, screenshot) = await OpenCleanAsync("compared", HtmlReport.Render(candidate, comparison));
+        using var _ = result;
         var root = result.RootElement;
-
-        Assert.Empty(Strings(root, "pageErrors"));
-        Assert.Empty(Strings(root, "consoleErrors"));
-        Assert.Empty(Strings(root, "refused"));
         var chart = Assert.Single(root.GetProperty("charts").EnumerateArray(), c => c.GetProperty("kind").GetString() == "comparison");
         Assert.True(chart.GetProperty("width").GetInt32() > 0 && chart.GetProperty("height").GetInt32() > 0);
         var datasets = chart.GetProperty("datasets").EnumerateArray().ToList();
@@ -100,6 +78,28 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
         var byVerdict = comparison.Cells.Select((c, i) => (c.Verdict, Colour: colours[i])).GroupBy(p => p.Verdict).ToDictionary(g => g.Key, g => g.Select(p => p.Colour).Distinct().Single());
         Assert.Equal(3, byVerdict.Values.Distinct().Count());
         Assert.True(new FileInfo(screenshot).Length > 10_000, "the screenshot is (nearly) empty");
+    }
+
+    /// <summary>
+    /// Writes <paramref name="page"/> to TestResults/report/NAME.html, opens it in Chromium (screenshot NAME.png beside
+    /// it) and asserts it opened clean: no page or console error, no network request.
+    /// </summary>
+    private async Task<(JsonDocument Result, string Screenshot)> OpenCleanAsync(string name, string page)
+    {
+        var directory = Path.Combine(RepoLayout.Root, "TestResults", "report");
+        Directory.CreateDirectory(directory);
+        var html = Path.Combine(directory, name + ".html");
+        var screenshot = Path.Combine(directory, name + ".png");
+        await File.WriteAllTextAsync(html, page);
+
+        var line = await ChromiumTools.CheckAsync(html, screenshot);
+        output.WriteLine($"report {html}, screenshot {screenshot}");
+        var result = JsonDocument.Parse(line);
+        var root = result.RootElement;
+        Assert.Empty(Strings(root, "pageErrors"));
+        Assert.Empty(Strings(root, "consoleErrors"));
+        Assert.Empty(Strings(root, "refused"));
+        return (result, screenshot);
     }
 
     private static List<string> Strings(JsonElement root, string name) =>
