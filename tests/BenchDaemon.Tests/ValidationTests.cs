@@ -6,13 +6,16 @@ using Xunit.Abstractions;
 
 namespace IpcBench.Daemon.Tests;
 
-/// <summary>What the control plane refuses, and how: the status code and the field named first in the message.</summary>
+/// <summary>
+/// What the control plane refuses, and how: the status code and the field named first in the message. A contract of the
+/// control plane, so on the in-process host; the one scenario that runs is on the in-process channels transport.
+/// </summary>
 [Collection(DaemonCollection.Name)]
-public sealed class ValidationTests(SharedDaemon shared, ITestOutputHelper output) : IDisposable
+public sealed class ValidationTests(SharedInProcessDaemon shared, ITestOutputHelper output) : IClassFixture<SharedInProcessDaemon>, IDisposable
 {
-    private static readonly ScenarioSpec Valid = Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Seconds(1), payloadBytes: 8);
+    private static readonly ScenarioSpec Valid = Specs.Stream("channels", publishers: 1, subscribers: 1, Specs.Seconds(1), payloadBytes: 8);
 
-    private readonly DaemonProcess _daemon = shared.Daemon;
+    private readonly InProcessDaemon _daemon = shared.Daemon;
     private readonly IDisposable _log = shared.Daemon.LogTo(output);
 
     public void Dispose() => _log.Dispose();

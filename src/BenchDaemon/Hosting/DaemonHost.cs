@@ -17,7 +17,14 @@ namespace IpcBench.Daemon.Hosting;
 /// <summary>Everything the daemon wires up, in one place: options, transports, the engine, gRPC endpoints and observability.</summary>
 public static class DaemonHost
 {
-    public static WebApplication Build(string[] configurationArguments, Action<DaemonOptions>? overrides = null)
+    public static WebApplication Build(string[] configurationArguments, Action<DaemonOptions>? overrides = null) =>
+        Build(CreateBuilder(configurationArguments, overrides));
+
+    /// <summary>
+    /// The daemon's services and listeners, not yet built: what <see cref="Build(WebApplicationBuilder)"/> turns into the
+    /// app. Separate so a host can swap the server before building (in-process contract tests use ASP.NET Core's TestServer).
+    /// </summary>
+    public static WebApplicationBuilder CreateBuilder(string[] configurationArguments, Action<DaemonOptions>? overrides = null)
     {
         var builder = WebApplication.CreateBuilder(new WebApplicationOptions
         {
@@ -76,11 +83,25 @@ public static class DaemonHost
 
             kestrel.ListenGrpc("unix:" + runtime.AgentSocketPath, ControlPlaneSecurity.AgentListener);
         });
+        return builder;
+    }
 
+    /// <summary>Builds the app from <see cref="CreateBuilder"/>'s builder and maps its middleware and services.</summary>
+    public static WebApplication Build(WebApplicationBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
         var app = builder.Build();
         // Kestrel creates the socket with the process umask; only the daemon's user (its agents) may connect. The 0700
         // directory already keeps others out; this keeps the socket private even if the directory were ever opened up.
-        app.Lifetime.ApplicationStarted.Register(() => app.Services.GetRequiredService<RuntimeDirectory>().RestrictAgentSocket());
+        // A host on another server (the in-process contract tests' TestServer) has no agent socket, and nothing to restrict.
+        app.Lifetime.ApplicationStarted.Register(() =>
+        {
+            var runtime = app.Services.GetRequiredService<RuntimeDirectory>();
+            if (File.Exists(runtime.AgentSocketPath))
+            {
+                runtime.RestrictAgentSocket();
+            }
+        });
         app.UseIpcBenchMetrics();
         app.UseRouting();
         app.UseAuthentication();

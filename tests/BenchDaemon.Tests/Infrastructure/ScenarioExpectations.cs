@@ -6,7 +6,7 @@ namespace IpcBench.Daemon.Tests.Infrastructure;
 /// Checks on one scenario result that all run before any fails, so a failure lists every broken expectation at once,
 /// followed by the scenario as JSON and the daemon's output.
 /// </summary>
-internal sealed class ScenarioExpectations(Scenario scenario, DaemonProcess daemon)
+internal sealed class ScenarioExpectations(Scenario scenario, DaemonClient daemon)
 {
     private readonly List<string> _failures = [];
 
