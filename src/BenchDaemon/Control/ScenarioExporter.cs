@@ -13,7 +13,8 @@ namespace IpcBench.Daemon.Control;
 /// <summary>
 /// The documents ExportScenarios answers with and `run --out` writes (results.json, results.csv, results-series.csv,
 /// results.hlog): one code path, so a file from either is read the same way. Views of the engine's records through
-/// the one mapping (<see cref="ScenarioProtos"/>): the JSON is proto JSON of <see cref="ScenarioExport"/>.
+/// the one mapping (<see cref="ScenarioProtos"/>): the JSON is proto JSON of <see cref="ScenarioExport"/>, the CSVs are
+/// written as every CSV of the daemon is (<see cref="CsvDocument"/>).
 /// </summary>
 public static class ScenarioExporter
 {

@@ -27,14 +27,6 @@ public readonly struct CsvField
 
     public static implicit operator CsvField(ulong value) => new(Kind.Unsigned, unsigned: value);
 
-    public static CsvField Text(string? text) => text;
-
-    public static CsvField Number(double value) => value;
-
-    public static CsvField Number(long value) => value;
-
-    public static CsvField Number(ulong value) => value;
-
     internal void WriteTo(CsvWriter csv)
     {
         switch (_kind)
