@@ -69,23 +69,23 @@ public sealed class ReportComparisonTests
     }
 
     [Fact]
-    public void Csv_AppendsTheComparisonAsASecondTable_OneRowPerCellAndMetric()
+    public void Csv_IsADocumentOfItsOwn_OneRowPerCellAndMetric_NamingBothSuites()
     {
-        var csv = CsvReport.Render(Candidate, Comparison);
-        var parts = csv.Split("\n\n");
-        Assert.Equal(2, parts.Length);
-        Assert.Equal(CsvReport.Render(Candidate), parts[0] + "\n");
-        var lines = parts[1].Split('\n', 2);
-        Assert.Equal("Compared with baseline suite-0002", lines[0]);
+        var table = CsvTable.Parse(CsvReport.RenderComparison(Comparison));
 
-        var table = CsvTable.Parse(lines[1]);
+        Assert.Equal(["baseline_id", "candidate_id", "threshold_percent", "cell", "metric", "unit", "baseline", "candidate", "ratio", "change_percent",
+            "verdict", "notes"], table.Header);
         Assert.Equal(1 + Comparison.Cells.Sum(c => c.Metrics.Count), table.Rows.Count);
-        Assert.All(table.Rows, row => Assert.Equal(table.Header.Count, row.Count));
+        Assert.All(table.Rows, r => Assert.Equal(("suite-0002", Candidate.SuiteId, "5"),
+            (table.Get(r, "baseline_id"), table.Get(r, "candidate_id"), table.Get(r, "threshold_percent"))));
         Assert.Equal("regressed", table.Get(table.Rows[0], "verdict"));
         Assert.Equal("all", table.Get(table.Rows[0], "cell"));
         var row = table.Rows.Single(r => table.Get(r, "cell") == "shm-ring 8 B 1:1 full" && table.Get(r, "metric") == "messages_per_second");
         Assert.Equal("improved", table.Get(row, "verdict"));
         Assert.Equal(20, double.Parse(table.Get(row, "change_percent"), System.Globalization.CultureInfo.InvariantCulture), 9);
+        // A regression is a negative number, not text: the formula guard leaves it for a spreadsheet to sum.
+        var uds = table.Rows.First(r => table.Get(r, "cell").StartsWith("uds ", StringComparison.Ordinal) && table.Get(r, "metric") == "messages_per_second");
+        Assert.Equal(-20, double.Parse(table.Get(uds, "change_percent"), System.Globalization.CultureInfo.InvariantCulture), 9);
     }
 
     [Fact]

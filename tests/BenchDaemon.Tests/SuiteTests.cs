@@ -223,7 +223,15 @@ public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
         var markdown = await daemon.Control.ExportSuiteAsync(Export(ReportFormat.Markdown));
         Assert.Contains($"## Compared with baseline `{baseline.Id}`", markdown.Content, StringComparison.Ordinal);
         Assert.Contains($"**{compared.Verdict.ToString().ToUpperInvariant()}** — ", markdown.Content, StringComparison.Ordinal);
-        Assert.Contains($"Compared with baseline {baseline.Id}", (await daemon.Control.ExportSuiteAsync(Export(ReportFormat.Csv))).Content, StringComparison.Ordinal);
+        // CSV: the report and the comparison are two documents, each one table a CSV reader takes.
+        var csv = await daemon.Control.ExportSuiteAsync(Export(ReportFormat.Csv));
+        Assert.Equal((await daemon.Control.ExportSuiteAsync(new ExportSuiteRequest { Id = candidate.Id, Format = ReportFormat.Csv })).Content, csv.Content);
+        Assert.NotEmpty(CsvTable.Parse(csv.Content).Rows);
+        var comparisonCsv = CsvTable.Parse(csv.ComparisonContent);
+        Assert.Equal(1 + compared.Cells.Sum(c => Math.Max(1, c.Metrics.Count)), comparisonCsv.Rows.Count);
+        Assert.All(comparisonCsv.Rows, r => Assert.Equal(baseline.Id, comparisonCsv.Get(r, "baseline_id")));
+        Assert.Equal(compared.Verdict.ToString().ToLowerInvariant(), comparisonCsv.Get(comparisonCsv.Rows[0], "verdict"));
+        Assert.Empty(json.ComparisonContent);
         Assert.Contains("id=\"comparison-chart\"", (await daemon.Control.ExportSuiteAsync(Export(ReportFormat.Html))).Content, StringComparison.Ordinal);
 
         var unknown = await Assert.ThrowsAsync<RpcException>(async () =>

@@ -1,9 +1,9 @@
 using System.Globalization;
-using System.Text;
 using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Reports;
 using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 using IpcBench.Workload;
@@ -13,7 +13,8 @@ namespace IpcBench.Daemon.Control;
 /// <summary>
 /// The documents ExportScenarios answers with and `run --out` writes (results.json, results.csv, results-series.csv,
 /// results.hlog): one code path, so a file from either is read the same way. Views of the engine's records through
-/// the one mapping (<see cref="ScenarioProtos"/>): the JSON is proto JSON of <see cref="ScenarioExport"/>.
+/// the one mapping (<see cref="ScenarioProtos"/>): the JSON is proto JSON of <see cref="ScenarioExport"/>, the CSVs are
+/// written as every CSV of the daemon is (<see cref="CsvDocument"/>).
 /// </summary>
 public static class ScenarioExporter
 {
@@ -97,102 +98,65 @@ public static class ScenarioExporter
         "daemon_cpu_percent", "agents_cpu_percent",
     ];
 
-    public static string SummaryCsv(IReadOnlyList<ScenarioResult> results)
-    {
-        var records = results.Select(ScenarioProtos.ToProto);
-        var csv = new StringBuilder();
-        Row(csv, SummaryHeader);
-        foreach (var record in records)
-        {
-            var s = record.Scenario ?? new Scenario();
-            var spec = s.Spec ?? new ScenarioSpec();
-            var stats = s.Stats ?? new ScenarioStats();
-            var latency = stats.Latency ?? new LatencyStats();
-            var env = s.Environment ?? new EnvironmentInfo();
-            var lag = stats.SenderLag;
-            var placement = env.Placement;
-            var daemon = stats.Processes.Where(p => p.Role == "daemon").ToList();
-            var agents = stats.Processes.Where(p => p.Role == "agent").ToList();
-            Row(csv,
-            [
-                s.Id, spec.Name, spec.Transport, EnumName(s.State), s.Error, s.StorageError, Time(s.CreatedAt), Time(s.StartedAt), Time(s.EndedAt),
-                Int(spec.Publishers), Int(spec.Subscribers), Int(spec.PayloadBytes), EnumName(spec.Topology), EnumName(spec.PayloadAccess),
-                EnumName(spec.Mode), EnumName(spec.WaitStrategy), Number(spec.RatePerPublisher),
-                Seconds(spec.Duration), Seconds(spec.Warmup),
-                Int(stats.MessagesSent), Int(stats.MessagesReceived), Int(stats.MessagesExpected), Int(stats.MessagesLost),
-                Int(stats.MessagesCorrupted), Int(stats.MessagesDuplicated),
-                Int(stats.MeasuredMessages), Seconds(stats.MeasuredDuration), Number(stats.MessagesPerSecond), Number(stats.BytesPerSecond),
-                EnumName(latency.Kind), Int(latency.Samples), Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99),
-                Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
-                Number(daemon.Sum(p => p.CpuPercent)), Number(agents.Sum(p => p.CpuPercent)),
-                Number(daemon.Sum(p => p.CpuSeconds)), Number(agents.Sum(p => p.CpuSeconds)), Int(agents.Count),
-                Int(stats.Processes.Count == 0 ? 0 : stats.Processes.Max(p => p.PeakRssBytes)),
-                env.CpuModel, Int(env.LogicalCores), env.Kernel, env.DotnetVersion, env.Os, env.Hostname,
-                Nanos(env.CoreToCoreRoundTrip), env.CoreToCoreCores,
-                Int(record.Series.Count),
-                stats.HasNoisePercent ? Number(stats.NoisePercent) : string.Empty,
-                stats.HasWarmupNoisePercent ? Number(stats.WarmupNoisePercent) : string.Empty,
-                stats.HasLoadAverage1M ? Number(stats.LoadAverage1M) : string.Empty,
-                lag is null ? string.Empty : Int(lag.Samples), Nanos(lag?.P50), Nanos(lag?.P99), Nanos(lag?.Max),
-                lag is null ? string.Empty : Bool(lag.Dominates),
-                placement?.PublisherCpus ?? string.Empty, placement?.SubscriberCpus ?? string.Empty, placement?.SmtSiblings ?? string.Empty,
-                placement is { HasSamePhysicalCore: true } ? Bool(placement.SamePhysicalCore) : string.Empty,
-                placement is null ? string.Empty : string.Join(';', placement.SharedCaches), placement?.NumaNodes ?? string.Empty,
-                placement?.CpufreqDriver ?? string.Empty, placement?.CpufreqGovernor ?? string.Empty, placement?.IsolatedCpus ?? string.Empty,
-                placement?.NohzFullCpus ?? string.Empty, placement?.KernelParameters ?? string.Empty, placement?.CgroupCpuQuota ?? string.Empty,
-                placement?.TransparentHugePages ?? string.Empty, placement?.Smt ?? string.Empty,
-            ]);
-        }
+    public static string SummaryCsv(IReadOnlyList<ScenarioResult> results) =>
+        CsvDocument.Write(SummaryHeader, results.Select(ScenarioProtos.ToProto).Select(SummaryRow));
 
-        return csv.ToString();
+    public static string SeriesCsv(IReadOnlyList<ScenarioResult> results) =>
+        CsvDocument.Write(SeriesHeader, results.Select(ScenarioProtos.ToProto).SelectMany(SeriesRows));
+
+    private static CsvField[] SummaryRow(ScenarioRecord record)
+    {
+        var s = record.Scenario ?? new Scenario();
+        var spec = s.Spec ?? new ScenarioSpec();
+        var stats = s.Stats ?? new ScenarioStats();
+        var latency = stats.Latency ?? new LatencyStats();
+        var env = s.Environment ?? new EnvironmentInfo();
+        var lag = stats.SenderLag;
+        var placement = env.Placement;
+        var daemon = stats.Processes.Where(p => p.Role == "daemon").ToList();
+        var agents = stats.Processes.Where(p => p.Role == "agent").ToList();
+        return
+        [
+            s.Id, spec.Name, spec.Transport, EnumName(s.State), s.Error, s.StorageError, Time(s.CreatedAt), Time(s.StartedAt), Time(s.EndedAt),
+            spec.Publishers, spec.Subscribers, spec.PayloadBytes, EnumName(spec.Topology), EnumName(spec.PayloadAccess),
+            EnumName(spec.Mode), EnumName(spec.WaitStrategy), spec.RatePerPublisher,
+            Seconds(spec.Duration), Seconds(spec.Warmup),
+            stats.MessagesSent, stats.MessagesReceived, stats.MessagesExpected, stats.MessagesLost,
+            stats.MessagesCorrupted, stats.MessagesDuplicated,
+            stats.MeasuredMessages, Seconds(stats.MeasuredDuration), stats.MessagesPerSecond, stats.BytesPerSecond,
+            EnumName(latency.Kind), latency.Samples, Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99),
+            Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
+            daemon.Sum(p => p.CpuPercent), agents.Sum(p => p.CpuPercent),
+            daemon.Sum(p => p.CpuSeconds), agents.Sum(p => p.CpuSeconds), agents.Count,
+            stats.Processes.Count == 0 ? 0UL : stats.Processes.Max(p => p.PeakRssBytes),
+            env.CpuModel, env.LogicalCores, env.Kernel, env.DotnetVersion, env.Os, env.Hostname,
+            Nanos(env.CoreToCoreRoundTrip), env.CoreToCoreCores,
+            record.Series.Count,
+            stats.HasNoisePercent ? stats.NoisePercent : string.Empty,
+            stats.HasWarmupNoisePercent ? stats.WarmupNoisePercent : string.Empty,
+            stats.HasLoadAverage1M ? stats.LoadAverage1M : string.Empty,
+            lag is null ? string.Empty : lag.Samples, Nanos(lag?.P50), Nanos(lag?.P99), Nanos(lag?.Max),
+            lag is null ? string.Empty : Bool(lag.Dominates),
+            placement?.PublisherCpus, placement?.SubscriberCpus, placement?.SmtSiblings,
+            placement is { HasSamePhysicalCore: true } ? Bool(placement.SamePhysicalCore) : string.Empty,
+            placement is null ? string.Empty : string.Join(';', placement.SharedCaches), placement?.NumaNodes,
+            placement?.CpufreqDriver, placement?.CpufreqGovernor, placement?.IsolatedCpus,
+            placement?.NohzFullCpus, placement?.KernelParameters, placement?.CgroupCpuQuota,
+            placement?.TransparentHugePages, placement?.Smt,
+        ];
     }
 
-    public static string SeriesCsv(IReadOnlyList<ScenarioResult> results)
+    private static IEnumerable<CsvField[]> SeriesRows(ScenarioRecord record) => record.Series.Select(point =>
     {
-        var records = results.Select(ScenarioProtos.ToProto);
-        var csv = new StringBuilder();
-        Row(csv, SeriesHeader);
-        foreach (var record in records)
+        var latency = point.Latency ?? new LatencyStats();
+        return new CsvField[]
         {
-            foreach (var point in record.Series)
-            {
-                var latency = point.Latency ?? new LatencyStats();
-                Row(csv,
-                [
-                    record.Scenario?.Id ?? string.Empty, Seconds(point.Elapsed), Number(point.MessagesPerSecond), Number(point.BytesPerSecond),
-                    EnumName(latency.Kind), Int(latency.Samples), Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99),
-                    Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
-                    Number(point.DaemonCpuPercent), Number(point.AgentsCpuPercent),
-                ]);
-            }
-        }
-
-        return csv.ToString();
-    }
-
-    /// <summary>RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; CRLF between records.</summary>
-    private static void Row(StringBuilder csv, IReadOnlyList<string> fields)
-    {
-        for (int i = 0; i < fields.Count; i++)
-        {
-            if (i > 0)
-            {
-                csv.Append(',');
-            }
-
-            var field = fields[i];
-            if (field.AsSpan().IndexOfAny(",\"\r\n") >= 0)
-            {
-                csv.Append('"').Append(field.Replace("\"", "\"\"", StringComparison.Ordinal)).Append('"');
-            }
-            else
-            {
-                csv.Append(field);
-            }
-        }
-
-        csv.Append("\r\n");
-    }
+            record.Scenario?.Id, Seconds(point.Elapsed), point.MessagesPerSecond, point.BytesPerSecond,
+            EnumName(latency.Kind), latency.Samples, Nanos(latency.Min), Nanos(latency.P50), Nanos(latency.P90), Nanos(latency.P99),
+            Nanos(latency.P999), Nanos(latency.Max), Nanos(latency.Mean),
+            point.DaemonCpuPercent, point.AgentsCpuPercent,
+        };
+    });
 
     private static string EnumName<T>(T value)
         where T : struct, System.Enum =>
@@ -202,17 +166,12 @@ public static class ScenarioExporter
     private static string Time(Timestamp? time) =>
         time is null ? string.Empty : time.ToDateTime().ToString("yyyy-MM-dd'T'HH:mm:ss.ffffff'Z'", CultureInfo.InvariantCulture);
 
-    private static string Seconds(Duration? duration) =>
-        duration is null ? string.Empty : Number(ScenarioProtos.ToNanoseconds(duration) / 1e9);
+    // An absent duration is an empty field, not 0: "not measured" and "took no time" read differently.
+    private static CsvField Seconds(Duration? duration) =>
+        duration is null ? string.Empty : ScenarioProtos.ToNanoseconds(duration) / 1e9;
 
-    private static string Nanos(Duration? duration) =>
-        duration is null ? string.Empty : ScenarioProtos.ToNanoseconds(duration).ToString(CultureInfo.InvariantCulture);
+    private static CsvField Nanos(Duration? duration) =>
+        duration is null ? string.Empty : ScenarioProtos.ToNanoseconds(duration);
 
     private static string Bool(bool value) => value ? "true" : "false";
-
-    private static string Int(long value) => value.ToString(CultureInfo.InvariantCulture);
-
-    private static string Int(ulong value) => value.ToString(CultureInfo.InvariantCulture);
-
-    private static string Number(double value) => value.ToString("R", CultureInfo.InvariantCulture);
 }

@@ -70,13 +70,20 @@ public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, Suit
         var (format, contentType, fileName, content) = request.Format switch
         {
             ReportFormat.Unspecified or ReportFormat.Json => (ReportFormat.Json, "application/json", "report.json", JsonReport.Render(report, comparison)),
-            ReportFormat.Csv => (ReportFormat.Csv, "text/csv", "report.csv", CsvReport.Render(report, comparison)),
+            ReportFormat.Csv => (ReportFormat.Csv, "text/csv", "report.csv", CsvReport.Render(report)),
             ReportFormat.Markdown => (ReportFormat.Markdown, "text/markdown", "report.md", MarkdownReport.Render(report, comparison)),
             ReportFormat.Html => (ReportFormat.Html, "text/html", "report.html", HtmlReport.Render(report, comparison)),
             _ => throw new RequestRefusedException(RefusalKind.InvalidArgument, "format",
                 $"unknown value {(int)request.Format}; allowed: REPORT_FORMAT_JSON, REPORT_FORMAT_CSV, REPORT_FORMAT_MARKDOWN, REPORT_FORMAT_HTML"),
         };
-        return new ExportSuiteResponse { Format = format, ContentType = contentType, FileName = fileName, Content = content };
+        var response = new ExportSuiteResponse { Format = format, ContentType = contentType, FileName = fileName, Content = content };
+        if (format == ReportFormat.Csv && comparison is not null)
+        {
+            // A document of its own: a CSV reader takes one table per file, where the other formats nest a section.
+            response.ComparisonContent = CsvReport.RenderComparison(comparison);
+        }
+
+        return response;
     }
 
     /// <summary>ExportSuite's baseline section: the comparison CompareSuites would answer, or none without baseline_id.</summary>

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text;
 
 namespace IpcBench.Daemon.Reports;
 
@@ -8,7 +7,7 @@ namespace IpcBench.Daemon.Reports;
 /// min and max beside), so a spreadsheet can plot either without parsing the JSON. The noise columns come last, so the
 /// earlier ones keep their positions: a round's (or, on the median row, the cell's) retries on max_noise_percent, the
 /// noise of each retried attempt ("31.2;28.4"), and whether the round's last attempt was still too noisy. With a baseline,
-/// the comparison follows as a second table.
+/// the comparison is a document of its own (<see cref="RenderComparison"/>): a CSV file holds one table.
 /// </summary>
 public static class CsvReport
 {
@@ -25,91 +24,64 @@ public static class CsvReport
         "baseline_id", "candidate_id", "threshold_percent", "cell", "metric", "unit", "baseline", "candidate", "ratio", "change_percent", "verdict", "notes",
     ];
 
-    public static string Render(SuiteReport report, SuiteComparison? comparison = null)
+    public static string Render(SuiteReport report) => CsvDocument.Write(Header, report.Cells.SelectMany((cell, i) => CellRows(report.SuiteId, i, cell)));
+
+    private static IEnumerable<CsvField[]> CellRows(string suiteId, int index, ReportCell cell)
     {
-        var text = new StringBuilder();
-        Row(text, Header);
-        for (int i = 0; i < report.Cells.Count; i++)
+        var k = cell.Key;
+        CsvField[] key = [suiteId, index, k.Transport, k.PayloadBytes, k.Publishers, k.Subscribers, Snake(k.Topology), Snake(k.Access), Snake(k.Mode),
+            Snake(k.Wait)];
+        var noisy = cell.NoisyAttempts ?? [];
+        foreach (var r in cell.Repetitions)
         {
-            var cell = report.Cells[i];
-            var k = cell.Key;
-            string[] key = [report.SuiteId, Num(i), k.Transport, Num(k.PayloadBytes), Num(k.Publishers), Num(k.Subscribers), Snake(k.Topology),
-                Snake(k.Access), Snake(k.Mode), Snake(k.Wait)];
-            var noisy = cell.NoisyAttempts ?? [];
-            foreach (var r in cell.Repetitions)
-            {
-                var l = r.Latency;
-                var round = NoiseMark.Of([.. noisy.Where(a => a.Round == r.Round)]);
-                Row(text, [.. key, Num(r.Round), r.ScenarioId, r.Error ?? string.Empty, Num(r.MessagesPerSecond), string.Empty, string.Empty,
-                    Num(r.BytesPerSecond), Num(r.DaemonCpuPercent), Num(r.AgentsCpuPercent), Num(l.P50), Num(l.P90), Num(l.P99), Num(l.P999),
-                    Num(l.P9999), Num(l.Max), string.Empty, string.Empty, .. NoiseFields(round)]);
-            }
-
-            var s = cell.Summary;
-            Row(text, [.. key, "median", string.Empty, s.Failed > 0 ? $"{s.Failed} failed" : string.Empty, Num(s.MessagesPerSecond.Median),
-                Num(s.MessagesPerSecond.Min), Num(s.MessagesPerSecond.Max), Num(s.BytesPerSecond.Median), Num(s.DaemonCpuPercent.Median),
-                Num(s.AgentsCpuPercent.Median), Num(s.LatencyP50.Median), Num(s.LatencyP90.Median), Num(s.LatencyP99.Median),
-                Num(s.LatencyP999.Median), Num(s.LatencyP9999.Median), Num(s.LatencyMax.Median), Num(s.SpreadPercent),
-                s.SpreadExceeded ? "true" : "false", .. NoiseFields(cell.Noise)]);
+            var l = r.Latency;
+            var round = NoiseMark.Of([.. noisy.Where(a => a.Round == r.Round)]);
+            yield return [.. key, r.Round, r.ScenarioId, r.Error, r.MessagesPerSecond, string.Empty, string.Empty, r.BytesPerSecond,
+                r.DaemonCpuPercent, r.AgentsCpuPercent, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, string.Empty, string.Empty, .. NoiseFields(round)];
         }
 
-        if (comparison is not null)
-        {
-            AppendComparison(text, comparison);
-        }
-
-        return text.ToString();
+        var s = cell.Summary;
+        yield return [.. key, "median", string.Empty, s.Failed > 0 ? $"{s.Failed} failed" : string.Empty, s.MessagesPerSecond.Median,
+            s.MessagesPerSecond.Min, s.MessagesPerSecond.Max, s.BytesPerSecond.Median, s.DaemonCpuPercent.Median, s.AgentsCpuPercent.Median,
+            s.LatencyP50.Median, s.LatencyP90.Median, s.LatencyP99.Median, s.LatencyP999.Median, s.LatencyP9999.Median, s.LatencyMax.Median,
+            s.SpreadPercent, Bool(s.SpreadExceeded), .. NoiseFields(cell.Noise)];
     }
 
-    private static string[] NoiseFields(NoiseMark noise) =>
-        [Num(noise.Retries), string.Join(';', noise.RetriedNoisePercent.Select(Num)), noise.FailedNoisy ? "true" : "false"];
+    private static CsvField[] NoiseFields(NoiseMark noise) =>
+        [noise.Retries, string.Join(';', noise.RetriedNoisePercent.Select(Num)), Bool(noise.FailedNoisy)];
 
     /// <summary>
-    /// After one empty line, a second table under its title row: one row per cell and metric (cell "all", metric
-    /// "verdict" for the overall verdict), so a spreadsheet filters and pivots it without knowing the metric set.
+    /// ExportSuite's comparison_content: one row per cell and metric (cell "all", metric "verdict" for the overall
+    /// verdict), so a spreadsheet filters and pivots it without knowing the metric set. Each row names both suites,
+    /// which the title row of the appended table used to say.
     /// </summary>
-    private static void AppendComparison(StringBuilder text, SuiteComparison c)
+    public static string RenderComparison(SuiteComparison c) => CsvDocument.Write(ComparisonHeader, ComparisonRows(c));
+
+    private static IEnumerable<CsvField[]> ComparisonRows(SuiteComparison c)
     {
-        text.Append('\n');
-        Row(text, [$"Compared with baseline {c.BaselineId}"]);
-        Row(text, ComparisonHeader);
-        string[] suites = [c.BaselineId, c.CandidateId, Num(c.ThresholdPercent)];
-        Row(text, [.. suites, "all", "verdict", string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, Snake(c.Verdict), string.Join("; ", c.Notes)]);
+        CsvField[] suites = [c.BaselineId, c.CandidateId, c.ThresholdPercent];
+        yield return [.. suites, "all", "verdict", string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, Snake(c.Verdict), string.Join("; ", c.Notes)];
         foreach (var cell in c.Cells)
         {
             if (cell.Metrics.Count == 0)
             {
-                Row(text, [.. suites, cell.Label, "verdict", string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, Snake(cell.Verdict),
-                    string.Join("; ", cell.Notes)]);
+                yield return [.. suites, cell.Label, "verdict", string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, Snake(cell.Verdict),
+                    string.Join("; ", cell.Notes)];
             }
 
             foreach (var m in cell.Metrics)
             {
-                Row(text, [.. suites, cell.Label, m.Metric, m.Unit, Num(m.Baseline), Num(m.Candidate), Num(m.Ratio), Num(m.ChangePercent), Snake(m.Verdict),
-                    string.Join("; ", cell.Notes)]);
+                yield return [.. suites, cell.Label, m.Metric, m.Unit, m.Baseline, m.Candidate, m.Ratio, m.ChangePercent, Snake(m.Verdict),
+                    string.Join("; ", cell.Notes)];
             }
         }
     }
 
+    // Inside a text field (the retried noise list), where CsvHelper does not format numbers.
     private static string Num(double value) => value.ToString("R", CultureInfo.InvariantCulture);
+
+    private static string Bool(bool value) => value ? "true" : "false";
 
     private static string Snake<T>(T value) where T : struct, Enum =>
         System.Text.Json.JsonNamingPolicy.SnakeCaseLower.ConvertName(value.ToString());
-
-    private static void Row(StringBuilder text, IEnumerable<string> fields)
-    {
-        text.AppendJoin(',', fields.Select(Quote));
-        text.Append('\n');
-    }
-
-    /// <summary>RFC 4180 quoting; a leading =, +, - or @ is prefixed with ' so a spreadsheet never evaluates a suite's text.</summary>
-    private static string Quote(string field)
-    {
-        if (field.Length > 0 && "=+@".Contains(field[0]) || field.StartsWith('-') && !double.TryParse(field, CultureInfo.InvariantCulture, out _))
-        {
-            field = "'" + field;
-        }
-
-        return field.AsSpan().IndexOfAny(",\"\r\n") >= 0 ? "\"" + field.Replace("\"", "\"\"") + "\"" : field;
-    }
 }

@@ -1,10 +1,24 @@
-using System.Text;
+using CsvHelper;
 
 namespace IpcBench.Daemon.Tests.Infrastructure;
 
-/// <summary>An RFC 4180 CSV document (quoted fields, doubled quotes, CRLF or LF) as a header and rows, for assertions.</summary>
+/// <summary>
+/// A CSV document read back with CsvHelper's reader as a header and rows, for assertions. Strict on purpose: a second
+/// table, an empty line or a row with another field count throws, so a test that parses an export also proves the
+/// export is one table a CSV reader takes.
+/// </summary>
 internal sealed record CsvTable(IReadOnlyList<string> Header, IReadOnlyList<IReadOnlyList<string>> Rows)
 {
+    private static readonly CsvReaderOptions Strict = CsvReaderOptions.Default with
+    {
+        // Not detected: a document of one column must not be read as separated by something else.
+        Separator = ',',
+        SkipEmptyLines = false,
+        FieldCountMismatch = CsvFieldCountHandling.Throw,
+        MalformedData = CsvMalformedDataHandling.Throw,
+        DetectSeparatorHint = false,
+    };
+
     public string Get(IReadOnlyList<string> row, string column)
     {
         int index = Header.ToList().IndexOf(column);
@@ -14,64 +28,16 @@ internal sealed record CsvTable(IReadOnlyList<string> Header, IReadOnlyList<IRea
 
     public static CsvTable Parse(string text)
     {
-        var records = new List<IReadOnlyList<string>>();
-        var fields = new List<string>();
-        var field = new StringBuilder();
-        bool quoted = false;
-        for (int i = 0; i < text.Length; i++)
+        using var reader = CsvReader.Create(new StringReader(text), Strict);
+        var header = reader.Headers.ToList();
+        Assert.True(header.Count > 0, "an empty CSV document");
+        var rows = new List<IReadOnlyList<string>>();
+        while (reader.Read())
         {
-            char c = text[i];
-            if (quoted)
-            {
-                if (c == '"' && i + 1 < text.Length && text[i + 1] == '"')
-                {
-                    field.Append('"');
-                    i++;
-                }
-                else if (c == '"')
-                {
-                    quoted = false;
-                }
-                else
-                {
-                    field.Append(c);
-                }
-            }
-            else if (c == '"')
-            {
-                quoted = true;
-            }
-            else if (c == ',')
-            {
-                fields.Add(field.ToString());
-                field.Clear();
-            }
-            else if (c is '\r' or '\n')
-            {
-                if (c == '\r' && i + 1 < text.Length && text[i + 1] == '\n')
-                {
-                    i++;
-                }
-
-                fields.Add(field.ToString());
-                field.Clear();
-                records.Add(fields);
-                fields = [];
-            }
-            else
-            {
-                field.Append(c);
-            }
+            rows.Add([.. Enumerable.Range(0, reader.FieldCount).Select(reader.GetString)]);
         }
 
-        if (field.Length > 0 || fields.Count > 0)
-        {
-            fields.Add(field.ToString());
-            records.Add(fields);
-        }
-
-        Assert.True(records.Count > 0, "an empty CSV document");
-        Assert.All(records, r => Assert.Equal(records[0].Count, r.Count));
-        return new CsvTable(records[0], records.Skip(1).ToList());
+        Assert.All(rows, r => Assert.Equal(header.Count, r.Count));
+        return new CsvTable(header, rows);
     }
 }
