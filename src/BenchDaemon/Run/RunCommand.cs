@@ -86,7 +86,8 @@ public static class RunCommand
                         ParseCpus("--subscriber-cpus", result.GetValue(subscriberCpus)),
                         ParsePriority(result.GetValue(realtimePriority)),
                         result.GetValue(lockMemory)),
-                    result.GetValue(output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture)))
+                    // Absolute from here on: relative to the directory the command was run in, and printed as such.
+                    Path.GetFullPath(result.GetValue(output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture))))
                 {
                     Preset = result.GetValue(preset),
                     Repetitions = result.GetValue(repetitions),
