@@ -1,3 +1,7 @@
+using System.CommandLine;
+using System.CommandLine.Help;
+using System.Globalization;
+
 namespace IpcBench.Agent;
 
 /// <summary>What the daemon tells an agent on its command line (and its token in the environment).</summary>
@@ -5,33 +9,65 @@ public sealed record AgentArguments(string DaemonAddress, string ScenarioId, int
 {
     public const string TokenVariable = "IPCBENCH_AGENT_TOKEN";
 
-    public static AgentArguments Parse(string[] args)
+    /// <summary>
+    /// The daemon's AgentLauncher passes exactly these; anything missing, unknown or malformed is a usage error naming the
+    /// argument (System.CommandLine's messages), thrown as an ArgumentException. Null: --help was asked for and printed.
+    /// </summary>
+    public static AgentArguments? Parse(string[] args, string? tokenVariable)
     {
-        var values = new Dictionary<string, string>(StringComparer.Ordinal);
-        for (int i = 0; i < args.Length; i++)
+        var daemon = NonEmpty("--daemon", "The daemon's agent socket, unix:/path");
+        var scenario = NonEmpty("--scenario", "The scenario this subscriber belongs to");
+        var index = NonNegative("--index", "This subscriber's index in the scenario");
+        var daemonPid = NonNegative("--daemon-pid", "The daemon's pid: the agent exits when that process is gone");
+        var command = new RootCommand("IpcBench subscriber agent; started by BenchDaemon, not by hand") { daemon, scenario, index, daemonPid };
+        var result = command.Parse(args);
+        if (result.Action is HelpAction)
         {
-            if (!args[i].StartsWith("--", StringComparison.Ordinal) || i + 1 >= args.Length)
-            {
-                throw new ArgumentException($"unexpected argument '{args[i]}'");
-            }
-
-            values[args[i][2..]] = args[++i];
+            result.Invoke();
+            return null;
         }
 
-        string Required(string name) => values.TryGetValue(name, out var value) && value.Length > 0
-            ? value
-            : throw new ArgumentException($"--{name} is required");
+        if (result.Errors.Count > 0)
+        {
+            throw new ArgumentException(string.Join(Environment.NewLine, result.Errors.Select(e => e.Message)));
+        }
 
-        int RequiredInt(string name) => int.TryParse(Required(name), out var value) && value >= 0
-            ? value
-            : throw new ArgumentException($"--{name} must be a non-negative whole number");
-
-        var token = Environment.GetEnvironmentVariable(TokenVariable);
-        if (string.IsNullOrEmpty(token))
+        if (string.IsNullOrEmpty(tokenVariable))
         {
             throw new ArgumentException($"{TokenVariable} is not set; agents are started by the daemon, not by hand");
         }
 
-        return new AgentArguments(Required("daemon"), Required("scenario"), RequiredInt("index"), RequiredInt("daemon-pid"), token);
+        return new AgentArguments(result.GetRequiredValue(daemon), result.GetRequiredValue(scenario), result.GetValue(index),
+            result.GetValue(daemonPid), tokenVariable);
     }
+
+    private static Option<string> NonEmpty(string name, string description)
+    {
+        var option = new Option<string>(name) { Description = description, Required = true };
+        option.Validators.Add(result =>
+        {
+            if (string.IsNullOrEmpty(result.GetValueOrDefault<string>()))
+            {
+                result.AddError($"{name} must not be empty");
+            }
+        });
+        return option;
+    }
+
+    private static Option<int> NonNegative(string name, string description) => new(name)
+    {
+        Description = description,
+        Required = true,
+        CustomParser = result =>
+        {
+            var text = result.Tokens.Count > 0 ? result.Tokens[^1].Value : string.Empty;
+            if (int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out var value) && value >= 0)
+            {
+                return value;
+            }
+
+            result.AddError($"{name}: '{text}' is not a non-negative whole number");
+            return 0;
+        },
+    };
 }

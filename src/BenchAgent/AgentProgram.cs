@@ -16,6 +16,9 @@ namespace IpcBench.Agent;
 /// </summary>
 public sealed class AgentProgram : IAsyncDisposable
 {
+    /// <summary>Missing, unknown or malformed arguments, as the daemon's own usage errors.</summary>
+    public const int UsageExitCode = 2;
+
     private static readonly TimeSpan ProgressInterval = TimeSpan.FromSeconds(1);
 
     private readonly AgentArguments _arguments;
@@ -42,15 +45,24 @@ public sealed class AgentProgram : IAsyncDisposable
 
     public static async Task<int> RunAsync(string[] args)
     {
-        AgentArguments arguments;
+        AgentArguments? arguments;
         try
         {
-            arguments = AgentArguments.Parse(args);
+            arguments = AgentArguments.Parse(args, Environment.GetEnvironmentVariable(AgentArguments.TokenVariable));
         }
         catch (ArgumentException e)
         {
-            Console.Error.WriteLine($"BenchAgent: {e.Message}");
-            return 2;
+            foreach (var line in e.Message.Split(Environment.NewLine))
+            {
+                Console.Error.WriteLine($"BenchAgent: {line}");
+            }
+
+            return UsageExitCode;
+        }
+
+        if (arguments is null)
+        {
+            return 0;
         }
 
         ParentWatchdog.Start(arguments.DaemonPid, Log);

@@ -7,6 +7,7 @@ using Grpc.Core;
 using IpcBench.Daemon.Control;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Authorization;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
 namespace IpcBench.Daemon.Hosting;
@@ -113,7 +114,14 @@ public static class BearerTokenAuthenticationExtensions
     /// </summary>
     public static IServiceCollection AddControlTokenAuthorization(this IServiceCollection services)
     {
-        services.AddAuthentication(BearerTokenHandler.SchemeName)
+        // AddAuthentication() less its AddDataProtection(): data protection is for handlers that encrypt what they hand
+        // out (cookies, OAuth state); a bearer token is only compared. Registered, it created and stored a key ring at
+        // every start, warning "No XML encryptor configured", for nothing the daemon ever protects.
+        services.AddAuthenticationCore();
+        services.AddWebEncoders();
+        services.TryAddSingleton(TimeProvider.System);
+        services.Configure<AuthenticationOptions>(authentication => authentication.DefaultScheme = BearerTokenHandler.SchemeName);
+        new AuthenticationBuilder(services)
             .AddScheme<AuthenticationSchemeOptions, BearerTokenHandler>(BearerTokenHandler.SchemeName, configureOptions: null);
         var policy = new AuthorizationPolicyBuilder(BearerTokenHandler.SchemeName).AddRequirements(new ControlTokenRequirement()).Build();
         services.AddAuthorizationBuilder()

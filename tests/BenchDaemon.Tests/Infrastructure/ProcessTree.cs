@@ -17,6 +17,7 @@ internal sealed record ProcessEntry(int Pid, int ParentPid, char State, ulong St
 /// <summary>Parent/child relations read from /proc/*/stat, and kill(2).</summary>
 internal static partial class ProcessTree
 {
+    public const int SigInt = 2;
     public const int SigKill = 9;
     public const int SigTerm = 15;
     public const int SigCont = 18;
