@@ -190,7 +190,7 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
 
     private async Task<(int ExitCode, string Stdout, string Stderr)> GrpcurlAsync(string[] arguments)
     {
-        var result = await GrpcurlProcess.RunAsync(arguments);
+        var result = await GrpcurlRunner.RunAsync(arguments);
         output.WriteLine($"$ {result.CommandLine.Replace(Token, "<token>", StringComparison.Ordinal)}\n{result.Stdout}{result.Stderr}");
         return (result.ExitCode, result.Stdout, result.Stderr);
     }
