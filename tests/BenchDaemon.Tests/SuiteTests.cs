@@ -67,7 +67,7 @@ public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
         {
             Assert.Equal("text/markdown", markdown.RootElement.GetProperty("content_type").GetString());
             var content = markdown.RootElement.GetProperty("content").GetString()!;
-            Assert.Contains("REFERENCE.md §1", content, StringComparison.Ordinal);
+            Assert.Contains("published-figures.md §1", content, StringComparison.Ordinal);
             Assert.Contains("iceoryx2", content, StringComparison.Ordinal);
         }
 

@@ -51,7 +51,7 @@ public static class RunCommand
             DefaultValueFactory = _ => 0,
         };
         var lockMemory = new Option<bool>("--lock-memory") { Description = "mlockall in the daemon and the agents while a scenario runs" };
-        var preset = new Option<string?>("--preset") { Description = "A REFERENCE.md preset (reference-1 .. reference-5): its matrix, and a published-vs-measured table; --duration/--warmup shorten it only when given" };
+        var preset = new Option<string?>("--preset") { Description = "A preset reproducing docs/published-figures.md §N (reference-1 .. reference-5): its matrix, and a published-vs-measured table; --duration/--warmup shorten it only when given" };
         var repetitions = new Option<int>("--repetitions") { Description = "Rounds: every scenario runs once per round, never twice in a row (1-100)", DefaultValueFactory = _ => 1 };
         var output = new Option<string?>("--out")
         {
