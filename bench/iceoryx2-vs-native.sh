@@ -15,7 +15,7 @@
 #        RENDER_ONLY=1 (print the tables again from an earlier results-dir/results.tsv; pass the same DURATION/WARMUP),
 #        WARM_START=0 (no throwaway first scenario per C# `run`),
 #        SECTIONS=stream,pipes,rtt,nm (which of the four to run), STREAM_TRANSPORTS=iceoryx2,uds (section 1's transports:
-#        `SECTIONS=stream STREAM_TRANSPORTS=iceoryx2` is the issue-12 "same work" bar alone, in a third of the time),
+#        `SECTIONS=stream STREAM_TRANSPORTS=iceoryx2` is the "same work" bar alone, in a third of the time),
 #        STREAM_WAITS=yield,spin (section 1's subscriber waits).
 # Needs: the .NET 10 SDK, cargo (vendored crates, see native/iceoryx2-ipcbench/README.md), python3 or jq.
 set -euo pipefail
