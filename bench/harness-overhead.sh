@@ -14,7 +14,7 @@
 # Usage: bench/harness-overhead.sh [results-dir]     (default: a new temporary directory)
 # Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per run), SKIP_BUILD=1 (do not run cargo), CARGO=cargo,
 #        GRPCURL=path (default: grpcurl on PATH, else ../shared/tools/grpcurl where developers have it).
-# Needs: the C# Release build (dotnet build IpcBench.sln -c Release), cargo (vendored crates), grpcurl, jq, python3.
+# Needs: the C# Release build (dotnet build IpcBench.sln -c Release), cargo (crates.io or vendored crates), grpcurl, jq, python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -33,7 +33,7 @@ daemon=src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll
 native=bench/native/target/release/ipcbench-native
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   say "building bench/native (release)"
-  (cd bench/native && ${CARGO:-cargo} build --release --offline --locked) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+  (cd bench/native && ${CARGO:-cargo} build --release --locked) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
 fi
 [[ -x $native ]] || { echo "harness-overhead: $native not built" >&2; exit 2; }
 
