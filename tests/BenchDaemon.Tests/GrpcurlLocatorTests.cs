@@ -87,10 +87,11 @@ public sealed class GrpcurlLocatorTests : IDisposable
     {
         var parent = Directory.CreateDirectory(Path.Combine(_directory, withShared ? "with" : "without")).FullName;
         var root = Directory.CreateDirectory(Path.Combine(parent, "repo")).FullName;
-        var besideRoot = Path.Combine(parent, "shared", "tools", "grpcurl");
+        var besideRoot = GrpcurlLocator.BesideRepository(root);
+        Assert.StartsWith(parent + Path.DirectorySeparatorChar, besideRoot, StringComparison.Ordinal);
         if (withShared && !File.Exists(besideRoot))
         {
-            Executable(Path.Combine(parent, "shared", "tools"), "grpcurl");
+            Executable(Path.GetDirectoryName(besideRoot)!, Path.GetFileName(besideRoot));
         }
 
         return (root, besideRoot);

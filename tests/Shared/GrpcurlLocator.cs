@@ -65,7 +65,7 @@ internal static class GrpcurlLocator
         }
 
         lookedAt.Add(directories.Length == 0 ? "PATH (empty)" : $"PATH ({string.Join(':', directories)})");
-        var beside = System.IO.Path.GetFullPath(System.IO.Path.Combine(repositoryRoot, "..", "shared", "tools", "grpcurl"));
+        var beside = BesideRepository(repositoryRoot);
         if (IsExecutable(beside))
         {
             return new(beside, lookedAt);
@@ -74,6 +74,10 @@ internal static class GrpcurlLocator
         lookedAt.Add(beside);
         return new(null, lookedAt);
     }
+
+    /// <summary>../shared/tools/grpcurl from the repository root: the folder developers keep beside their clones.</summary>
+    public static string BesideRepository(string repositoryRoot) =>
+        System.IO.Path.GetFullPath(System.IO.Path.Combine(repositoryRoot, "..", "shared", "tools", "grpcurl"));
 
     private static bool IsExecutable(string file) =>
         File.Exists(file) && (File.GetUnixFileMode(file) & (UnixFileMode.UserExecute | UnixFileMode.GroupExecute | UnixFileMode.OtherExecute)) != 0;
