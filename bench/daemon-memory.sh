@@ -14,8 +14,10 @@ transport=${TRANSPORT:-channels}
 duration=${DURATION:-0.2s}
 parallel=${PARALLEL:-4}
 (( 100 % parallel == 0 )) || { echo "PARALLEL must divide 100" >&2; exit 2; }
-grpcurl=${GRPCURL:-../shared/tools/grpcurl}
-[[ -x $grpcurl ]] || { echo "grpcurl not found at $grpcurl (set GRPCURL)" >&2; exit 2; }
+. bench/lib.sh
+find_grpcurl
+grpcurl=$GRPCURL
+[[ -n $grpcurl && -x $(command -v "$grpcurl") ]] || { echo "grpcurl not found (not on PATH; set GRPCURL to its path)" >&2; exit 2; }
 
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   echo "building BenchDaemon (Release)" >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What the IpcBench harness costs over a bare loop, and how far shm-ring is from what shared memory can do here: the
-# issue-12 "Performance bar" ratios. Each round runs, back to back, an IpcBench scenario (a `serve` daemon started
+# performance-bar ratios below. Each round runs, back to back, an IpcBench scenario (a `serve` daemon started
 # here, driven by grpcurl, subscriber in a BenchAgent) then its minimal native loop from bench/native:
 #   A. iceoryx2 1:1 64 B HEADER_ONLY SPIN closed loop (default latency sampling) / `ipcbench-native iox2 --minimal`
 #      at 64 B: sequence number only, no clock, no histogram                                          bar >= 0.90
@@ -13,8 +13,8 @@
 #
 # Usage: bench/harness-overhead.sh [results-dir]     (default: a new temporary directory)
 # Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per run), SKIP_BUILD=1 (do not run cargo), CARGO=cargo,
-#        GRPCURL=path (default ../shared/tools/grpcurl, else grpcurl on PATH).
-# Needs: the C# Release build (dotnet build IpcBench.sln -c Release), cargo (vendored crates), grpcurl, jq, python3.
+#        GRPCURL=path (default: grpcurl on PATH, else ../shared/tools/grpcurl where developers have it).
+# Needs: the C# Release build (dotnet build IpcBench.sln -c Release), cargo (crates.io or vendored crates), grpcurl, jq, python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -33,7 +33,7 @@ daemon=src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll
 native=bench/native/target/release/ipcbench-native
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   say "building bench/native (release)"
-  (cd bench/native && ${CARGO:-cargo} build --release --offline --locked) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+  (cd bench/native && ${CARGO:-cargo} build --release --locked) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
 fi
 [[ -x $native ]] || { echo "harness-overhead: $native not built" >&2; exit 2; }
 

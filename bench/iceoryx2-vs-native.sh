@@ -15,9 +15,9 @@
 #        RENDER_ONLY=1 (print the tables again from an earlier results-dir/results.tsv; pass the same DURATION/WARMUP),
 #        WARM_START=0 (no throwaway first scenario per C# `run`),
 #        SECTIONS=stream,pipes,rtt,nm (which of the four to run), STREAM_TRANSPORTS=iceoryx2,uds (section 1's transports:
-#        `SECTIONS=stream STREAM_TRANSPORTS=iceoryx2` is the issue-12 "same work" bar alone, in a third of the time),
+#        `SECTIONS=stream STREAM_TRANSPORTS=iceoryx2` is the "same work" bar alone, in a third of the time),
 #        STREAM_WAITS=yield,spin (section 1's subscriber waits).
-# Needs: the .NET 10 SDK, cargo (vendored crates, see native/iceoryx2-ipcbench/README.md), python3 or jq.
+# Needs: the .NET 10 SDK, cargo (crates.io or vendored crates, see native/iceoryx2-ipcbench/README.md), python3 or jq.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -52,7 +52,7 @@ fi
 if [[ ${SKIP_BUILD:-0} != 1 && $render_only != 1 ]]; then
   say "building the daemon and agent (Release) and bench/native (release)"
   dotnet build src/BenchDaemon -c Release -nologo -v q >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
-  (cd bench/native && cargo build --release --offline --locked) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
+  (cd bench/native && cargo build --release --locked) >>"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
 fi
 daemon=(dotnet src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll)
 native=bench/native/target/release/ipcbench-native

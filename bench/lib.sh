@@ -14,10 +14,12 @@ results_dir() {
 # Progress on stderr, seconds since results_dir.
 say() { echo "[$(($(date +%s) - started)) s] $*" >&2; }
 
-# Sets GRPCURL: as given, else ../shared/tools/grpcurl, else grpcurl on PATH (empty if none).
+# Sets GRPCURL: as given, else grpcurl on PATH, else ../shared/tools/grpcurl (beside the repository on developers'
+# machines; a clone has no such folder), else empty. The tests look in the same order (tests/Shared/GrpcurlLocator.cs).
 find_grpcurl() {
   GRPCURL=${GRPCURL:-}
   if [[ -z $GRPCURL ]]; then
-    if [[ -x ../shared/tools/grpcurl ]]; then GRPCURL=../shared/tools/grpcurl; else GRPCURL=$(command -v grpcurl || true); fi
+    GRPCURL=$(command -v grpcurl || true)
+    if [[ -z $GRPCURL && -x ../shared/tools/grpcurl ]]; then GRPCURL=../shared/tools/grpcurl; fi
   fi
 }

@@ -6,7 +6,7 @@
 #   REPEAT=5 TRANSPORT=tcp bench/scrape-cost.sh
 #   NO_BUILD=1 bench/scrape-cost.sh           # use the Release build as it is
 #
-# Needs: the .NET SDK, grpcurl (../shared/tools/grpcurl or on PATH), curl and jq. Starts its own daemon on free
+# Needs: the .NET SDK, grpcurl ($GRPCURL or on PATH), curl and jq. Starts its own daemon on free
 # loopback ports (nothing else is touched) and stops it at the end.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

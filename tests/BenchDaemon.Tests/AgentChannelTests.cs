@@ -72,7 +72,7 @@ public sealed class AgentChannelTests(SharedDaemon shared, ITestOutputHelper out
     [GrpcurlFact]
     public async Task ControlPortReflection_DoesNotListTheAgentLink()
     {
-        var start = new ProcessStartInfo(RepoLayout.Grpcurl, ["-plaintext", _daemon.Address, "list"]) { RedirectStandardOutput = true, RedirectStandardError = true };
+        var start = new ProcessStartInfo(GrpcurlLocator.Require(), ["-plaintext", _daemon.Address, "list"]) { RedirectStandardOutput = true, RedirectStandardError = true };
         using var process = Process.Start(start)!;
         var stdout = await process.StandardOutput.ReadToEndAsync();
         var stderr = await process.StandardError.ReadToEndAsync();

@@ -49,7 +49,7 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
         [StatusCode.OK, StatusCode.InvalidArgument, StatusCode.NotFound, StatusCode.FailedPrecondition, StatusCode.ResourceExhausted];
 
     /// <summary>
-    /// Declared in control.proto ahead of the suite engine (issue 14), so the generated base answers UNIMPLEMENTED for
+    /// Declared in control.proto ahead of the suite engine, so the generated base answers UNIMPLEMENTED for
     /// them and only them; the engine's step empties this set.
     /// </summary>
     private static readonly HashSet<string> DeclaredNotServedYet = [];

@@ -18,6 +18,9 @@ namespace IpcBench.Daemon.Tests;
 public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDisposable
 {
     private const string TokenVariable = "IPCBENCH_CONTROL_TOKEN";
+
+    /// <summary>Where docs/control-plane.md's grpcurl reads the token from (-expand-headers), so it is never in argv.</summary>
+    private const string ClientTokenVariable = "IPCBENCH_TOKEN";
     private const string ListTransports = "/ipcbench.v1.BenchControl/ListTransports";
     private static readonly string Token = Convert.ToHexString(RandomNumberGenerator.GetBytes(24));
 
@@ -116,7 +119,10 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
         Assert.Contains(daemon.Output.Lines(0), l => l.Contains("Refused /ipcbench.v1.BenchControl/ListTransports", StringComparison.Ordinal));
     }
 
-    /// <summary>docs/control-plane.md's "Exposing the daemon" with the real grpcurl: TLS with -cacert, the token with -H, health without.</summary>
+    /// <summary>
+    /// docs/control-plane.md's "Exposing the daemon" with the real grpcurl: TLS with -cacert, the token from the environment
+    /// through -expand-headers (a literal header would fail, so the expansion is what passes), health without.
+    /// </summary>
     [GrpcurlFact]
     public async Task TlsAndToken_WithGrpcurl_AsTheReadmeShowsIt()
     {
@@ -132,7 +138,7 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
         });
         using var log = daemon.LogTo(output);
         string[] tls = ["-cacert", certificate];
-        string[] bearer = ["-H", $"authorization: Bearer {Token}"];
+        string[] bearer = ["-expand-headers", "-H", $"authorization: Bearer ${{{ClientTokenVariable}}}"];
 
         var list = await GrpcurlAsync([.. tls, .. bearer, daemon.Address, "list"]);
         Assert.True(list.ExitCode == 0, list.Stderr);
@@ -190,7 +196,7 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
 
     private async Task<(int ExitCode, string Stdout, string Stderr)> GrpcurlAsync(string[] arguments)
     {
-        var result = await GrpcurlProcess.RunAsync(arguments);
+        var result = await GrpcurlRunner.RunAsync(arguments, new Dictionary<string, string> { [ClientTokenVariable] = Token });
         output.WriteLine($"$ {result.CommandLine.Replace(Token, "<token>", StringComparison.Ordinal)}\n{result.Stdout}{result.Stderr}");
         return (result.ExitCode, result.Stdout, result.Stderr);
     }

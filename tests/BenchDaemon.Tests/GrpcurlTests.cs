@@ -230,21 +230,9 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
     /// <summary>grpcurl -plaintext FLAGS ADDRESS COMMAND: the address goes between the flags and the method, list or describe.</summary>
     private async Task<string> GrpcurlAsync(string[] flags, params string[] command)
     {
-        var result = await GrpcurlProcess.RunAsync(["-plaintext", .. flags, _daemon.Address, .. command]);
+        var result = await GrpcurlRunner.RunAsync(["-plaintext", .. flags, _daemon.Address, .. command]);
         output.WriteLine($"$ {result.CommandLine}\n{result.Stdout}{result.Stderr}");
         Assert.True(result.ExitCode == 0, $"{result.CommandLine} exited with {result.ExitCode}: {result.Stderr}\n{_daemon.Output.Describe()}");
         return result.Stdout;
-    }
-}
-
-/// <summary>A fact that is skipped, saying where grpcurl was expected, when the binary is missing.</summary>
-public sealed class GrpcurlFactAttribute : FactAttribute
-{
-    public GrpcurlFactAttribute()
-    {
-        if (!File.Exists(RepoLayout.Grpcurl))
-        {
-            Skip = $"grpcurl not found at {RepoLayout.Grpcurl}; these tests need the real binary.";
-        }
     }
 }

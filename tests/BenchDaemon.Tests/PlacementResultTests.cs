@@ -167,7 +167,7 @@ public sealed class PlacementResultTests(SharedDaemon shared, ITestOutputHelper 
 
     private async Task<string> GrpcurlAsync(string[] flags, params string[] command)
     {
-        var result = await GrpcurlProcess.RunAsync(["-plaintext", .. flags, _daemon.Address, .. command]);
+        var result = await GrpcurlRunner.RunAsync(["-plaintext", .. flags, _daemon.Address, .. command]);
         output.WriteLine($"$ {result.CommandLine}\n{result.Stdout}{result.Stderr}");
         Assert.True(result.ExitCode == 0, $"{result.CommandLine} exited with {result.ExitCode}: {result.Stderr}\n{_daemon.Output.Describe()}");
         return result.Stdout;

@@ -117,13 +117,26 @@ public sealed partial class ReadmeGrpcurlExamplesTests(ITestOutputHelper output)
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         };
-        start.Environment["PATH"] = Path.GetDirectoryName(RepoLayout.Grpcurl) + ":" + Environment.GetEnvironmentVariable("PATH");
+        start.Environment["PATH"] = GrpcurlDirectory() + ":" + Environment.GetEnvironmentVariable("PATH");
         using var process = Process.Start(start)!;
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60));
         await process.WaitForExitAsync(timeout.Token);
         return (process.ExitCode, await stdout, await stderr);
+    }
+
+    /// <summary>A directory whose <c>grpcurl</c> is the located one, whatever $GRPCURL's file is called: README says <c>grpcurl</c>.</summary>
+    private string GrpcurlDirectory()
+    {
+        var directory = Path.Combine(_workDirectory, ".bin");
+        if (!Directory.Exists(directory))
+        {
+            Directory.CreateDirectory(directory);
+            File.CreateSymbolicLink(Path.Combine(directory, "grpcurl"), GrpcurlLocator.Require());
+        }
+
+        return directory;
     }
 
     private static string Truncate(string text) => text.Length <= 2000 ? text : text[..2000] + $"… ({text.Length} characters)\n";

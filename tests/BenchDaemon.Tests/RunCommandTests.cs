@@ -34,7 +34,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         Assert.True(exitCode is 0 or 1, $"exit code {exitCode}\n{log.Describe()}");
         Assert.Contains("## Published vs measured", stdout, StringComparison.Ordinal);
         Assert.Contains("| Reference | Published figure | Published | Ours (cell) | Ours | Ratio ours/published | Spread | Method differences |", stdout, StringComparison.Ordinal);
-        Assert.Contains("REFERENCE.md §4", stdout, StringComparison.Ordinal);
+        Assert.Contains("published-figures.md §4", stdout, StringComparison.Ordinal);
         Assert.Contains("2 repetition(s) in interleaved rounds", stdout, StringComparison.Ordinal);
         Assert.StartsWith("<!DOCTYPE html>", File.ReadAllText(Path.Combine(results, "report.html")), StringComparison.OrdinalIgnoreCase);
     }

@@ -37,7 +37,7 @@ public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
 
         // A watch while it runs (grpcurl prints one JSON object per streamed message; -max-time ends it after a few),
         // then GetSuite until it has finished, and a last watch that sends the final snapshot and ends.
-        var watching = await GrpcurlProcess.RunAsync(["-plaintext", "-max-time", "4", "-d", $$"""{"id":"{{id}}"}""", daemon.Address, "ipcbench.v1.BenchControl/WatchSuite"]);
+        var watching = await GrpcurlRunner.RunAsync(["-plaintext", "-max-time", "4", "-d", $$"""{"id":"{{id}}"}""", daemon.Address, "ipcbench.v1.BenchControl/WatchSuite"]);
         output.WriteLine($"$ {watching.CommandLine}\n{watching.Stdout}{watching.Stderr}");
         var snapshots = ReadStream(watching.Stdout);
         Assert.True(snapshots.Count >= 2, watching.Stdout + watching.Stderr);
@@ -67,7 +67,7 @@ public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
         {
             Assert.Equal("text/markdown", markdown.RootElement.GetProperty("content_type").GetString());
             var content = markdown.RootElement.GetProperty("content").GetString()!;
-            Assert.Contains("REFERENCE.md §1", content, StringComparison.Ordinal);
+            Assert.Contains("published-figures.md §1", content, StringComparison.Ordinal);
             Assert.Contains("iceoryx2", content, StringComparison.Ordinal);
         }
 
@@ -295,7 +295,7 @@ public sealed class SuiteTests(ITestOutputHelper output) : IDisposable
 
     private async Task<string> GrpcurlAsync(DaemonProcess daemon, string[] flags, params string[] command)
     {
-        var result = await GrpcurlProcess.RunAsync(["-plaintext", .. flags, daemon.Address, .. command]);
+        var result = await GrpcurlRunner.RunAsync(["-plaintext", .. flags, daemon.Address, .. command]);
         output.WriteLine($"$ {result.CommandLine}\n{result.Stdout}{result.Stderr}");
         Assert.True(result.ExitCode == 0, $"{result.CommandLine} exited with {result.ExitCode}: {result.Stderr}\n{daemon.Output.Describe()}");
         return result.Stdout;

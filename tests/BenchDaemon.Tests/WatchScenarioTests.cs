@@ -130,9 +130,9 @@ public sealed class WatchScenarioTests(SharedDaemon shared, ITestOutputHelper ou
             Assert.True(await abandoned.MoveNextAsync());
         }
 
-        if (File.Exists(RepoLayout.Grpcurl))
+        if (GrpcurlLocator.Optional() is { } grpcurlPath)
         {
-            using var grpcurl = Process.Start(new ProcessStartInfo(RepoLayout.Grpcurl)
+            using var grpcurl = Process.Start(new ProcessStartInfo(grpcurlPath)
             {
                 ArgumentList = { "-plaintext", "-d", $"{{\"id\":\"{started.Id}\"}}", _daemon.Address, "ipcbench.v1.BenchControl/WatchScenario" },
                 RedirectStandardOutput = true,

@@ -4,7 +4,7 @@ namespace IpcBench.Tests.Shared;
 
 /// <summary>
 /// Runs the real grpcurl binary, as users do, and hands back what it printed. Linked into every test project that
-/// drives a server with it; each project says where the binary is.
+/// drives a server with it; <see cref="GrpcurlLocator"/> says where the binary is.
 /// </summary>
 internal static class GrpcurlRunner
 {
@@ -12,9 +12,15 @@ internal static class GrpcurlRunner
 
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(30);
 
-    public static async Task<Result> RunAsync(string grpcurlPath, IEnumerable<string> arguments)
+    /// <param name="environment">Added to grpcurl's environment: what <c>-expand-headers</c> reads a token from, as users pass it.</param>
+    public static async Task<Result> RunAsync(IEnumerable<string> arguments, IReadOnlyDictionary<string, string>? environment = null)
     {
-        var start = new ProcessStartInfo(grpcurlPath) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        var start = new ProcessStartInfo(GrpcurlLocator.Require()) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        foreach (var (name, value) in environment ?? new Dictionary<string, string>())
+        {
+            start.Environment[name] = value;
+        }
+
         foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);

@@ -28,7 +28,7 @@ public sealed partial class BearerTokenHandler(
     private const string Challenge = SchemeName + " realm=\"ipcbench\"";
 
     private const string Refusal = "This server requires a bearer token: send the metadata 'authorization: Bearer <token>' "
-        + "(grpcurl -H 'authorization: Bearer <token>'). The token was missing or not accepted.";
+        + "(grpcurl: export IPCBENCH_TOKEN, then -expand-headers -H 'authorization: Bearer ${IPCBENCH_TOKEN}'). The token was missing or not accepted.";
 
     protected override Task<AuthenticateResult> HandleAuthenticateAsync()
     {

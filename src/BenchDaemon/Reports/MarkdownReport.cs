@@ -5,7 +5,7 @@ using static IpcBench.Daemon.Reports.ReportFormatting;
 namespace IpcBench.Daemon.Reports;
 
 /// <summary>
-/// REPORT_FORMAT_MARKDOWN: the environment, a REFERENCE-style msg/s grid per cell shape (median, min–max), every cell's
+/// REPORT_FORMAT_MARKDOWN: the environment, a msg/s grid shaped like the published tables per cell shape (median, min–max), every cell's
 /// figures, and for presets the published-vs-measured table.
 /// </summary>
 public static class MarkdownReport

@@ -17,7 +17,7 @@ public enum FigureMetric
 }
 
 /// <summary>
-/// A figure of REFERENCE.md, attached to the cell that reproduces it. A published range is <see cref="Low"/> to
+/// A figure of docs/published-figures.md, attached to the cell that reproduces it. A published range is <see cref="Low"/> to
 /// <see cref="High"/> (equal for a single figure); the ratio is read against its middle.
 /// </summary>
 public sealed record PublishedFigure(string Reference, string Label, FigureMetric Metric, double Low, double High, string MethodDifferences)

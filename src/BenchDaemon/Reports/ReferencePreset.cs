@@ -1,6 +1,6 @@
 namespace IpcBench.Daemon.Reports;
 
-/// <summary>A suite that reproduces one section of REFERENCE.md: its cells, and the published figures each reproduces.</summary>
+/// <summary>A suite that reproduces one section of docs/published-figures.md: its cells, and the published figures each reproduces.</summary>
 public sealed record ReferencePreset(
     string Id,
     string Title,

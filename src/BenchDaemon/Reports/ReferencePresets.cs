@@ -1,7 +1,7 @@
 namespace IpcBench.Daemon.Reports;
 
 /// <summary>
-/// The suites that reproduce each published figure of REFERENCE.md (../shared/REFERENCE.md), as data. Each figure sits
+/// The suites that reproduce each published figure of docs/published-figures.md, as data. Each figure sits
 /// on the cell that reproduces it, with the method differences that explain a gap: published figures come from their
 /// authors' machines and methods, so the ratios between transports are what should match, not the absolutes.
 /// </summary>
@@ -17,7 +17,7 @@ public static class ReferencePresets
     /// <summary>§1: the iceoryx2-from-C# blog, 1:1, header-only as published and FULL beside it.</summary>
     private static ReferencePreset Section1()
     {
-        const string Ref = "REFERENCE.md §1";
+        const string Ref = "published-figures.md §1";
         const string Machine = " Machine: the blog's (not stated; named pipes alone used 12.6 cores) against this one: compare ratios between transports.";
         int[] payloads = [8, KB, 64 * KB, 512 * KB];
         var published = new Dictionary<string, double[]>
@@ -60,7 +60,7 @@ public static class ReferencePresets
         }
 
         return new ReferencePreset("reference-1", "§1 iceoryx2 from C#: channels, named pipes, iceoryx2, 1:1",
-            "REFERENCE.md §1: 1:1 at 8 B / 1 KB / 64 KB / 512 KB, 10 s after 2 s warmup, channels (in-process) / named-pipes / iceoryx2; " +
+            "published-figures.md §1: 1:1 at 8 B / 1 KB / 64 KB / 512 KB, 10 s after 2 s warmup, channels (in-process) / named-pipes / iceoryx2; " +
             "HEADER_ONLY as published and FULL beside it. The claimed ratios (iceoryx2 3.3x pipes at 8 B, 3,371x at 512 KB, 6x less CPU) " +
             "follow from the cells.",
             TimeSpan.FromSeconds(10), TimeSpan.FromSeconds(2), cells, []);
@@ -69,7 +69,7 @@ public static class ReferencePresets
     /// <summary>§2: SharedMemoryIPC's memory-mapped "pipes", pipesCount independent pairs, on the shm-ring transport.</summary>
     private static ReferencePreset Section2()
     {
-        const string Ref = "REFERENCE.md §2";
+        const string Ref = "published-figures.md §2";
         int[] pipes = [1, 2, 4, 8];
         (int Bytes, string Chunk, double[] MsgPerSecond, double? OnePipeMiB)[] rows =
         [
@@ -105,7 +105,7 @@ public static class ReferencePresets
         }
 
         return new ReferencePreset("reference-2", "§2 memory-mapped pipes: shm-ring, PAIRED 1/2/4/8",
-            "REFERENCE.md §2: pipesCount 1/2/4/8 independent source -> sink pairs (TOPOLOGY_PAIRED) at 1 KB / 10 KB / 100 KB / 1 MB / 10 MB " +
+            "published-figures.md §2: pipesCount 1/2/4/8 independent source -> sink pairs (TOPOLOGY_PAIRED) at 1 KB / 10 KB / 100 KB / 1 MB / 10 MB " +
             "on the shm-ring transport; duration not published (5 s after 1 s warmup here).",
             TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(1), cells, []);
     }
@@ -113,7 +113,7 @@ public static class ReferencePresets
     /// <summary>§3: iceoryx2 against Unix domain sockets in Rust: 1 MiB throughput, and one-way latency from 64 B to 4 MB.</summary>
     private static ReferencePreset Section3()
     {
-        const string Ref = "REFERENCE.md §3";
+        const string Ref = "published-figures.md §3";
         const string RustVm = " Published: Rust on an Apple M3 in a Linux VM, 1,000 messages; ours: .NET, cross-process, on this machine.";
         const string OwnBench = " Published: iceoryx2's own ping-pong on desktop x86, cores pinned, busy-wait receive; ours: round trip / 2, " +
             "SPIN for iceoryx2, each transport's default wait otherwise, on this machine.";
@@ -139,7 +139,7 @@ public static class ReferencePresets
             1_100, 2_200, "Every byte written and verified." + OwnBench)]));
 
         return new ReferencePreset("reference-3", "§3 iceoryx2 vs Unix domain sockets: 1 MiB throughput, latency 64 B to 4 MB",
-            "REFERENCE.md §3: 1:1 streams of 1 MiB over uds and iceoryx2 (iceoryx2 HEADER_ONLY as published, FULL beside it), and round trips " +
+            "published-figures.md §3: 1:1 streams of 1 MiB over uds and iceoryx2 (iceoryx2 HEADER_ONLY as published, FULL beside it), and round trips " +
             "at 64 B and 4 MB for one-way latency (round trip / 2).",
             TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(1), cells, []);
     }
@@ -147,7 +147,7 @@ public static class ReferencePresets
     /// <summary>§4: memory-mapped file with EventWaitHandle signalling, a request/acknowledge round trip per 256 KB message.</summary>
     private static ReferencePreset Section4()
     {
-        const string Ref = "REFERENCE.md §4";
+        const string Ref = "published-figures.md §4";
         const string Method = " Published: .NET 4 on Windows, a 2.2 GHz laptop (and a later run); writer signals \"written\", reader \"handled\". " +
             "Ours: the subscriber echoes every message back to the publisher, one in flight, payload written and verified, on this machine.";
         const int Payload = 256 * KB;
@@ -163,7 +163,7 @@ public static class ReferencePresets
         };
 
         return new ReferencePreset("reference-4", "§4 memory-mapped file + wait handles: 256 KB round trips",
-            "REFERENCE.md §4: a request/acknowledge round trip per 256 KB message over shared memory with kernel signalling (shm-ring, BLOCK) " +
+            "published-figures.md §4: a request/acknowledge round trip per 256 KB message over shared memory with kernel signalling (shm-ring, BLOCK) " +
             "and over named pipes; grpc-uds beside them as today's RPC stack.",
             TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(1), cells,
             ["\"~10x faster than WCF at every payload size\": no WCF transport here (grpc-uds is run beside, not as a stand-in)."]);
@@ -172,7 +172,7 @@ public static class ReferencePresets
     /// <summary>§5: ipc-bench's classic ping-pong at 100 B and 1 KB.</summary>
     private static ReferencePreset Section5()
     {
-        const string Ref = "REFERENCE.md §5";
+        const string Ref = "published-figures.md §5";
         const string Method = " Published: ipc-bench (C) on an i5-4590S, one ping-pong counted as one message, as our round trips/s; " +
             "ours: .NET, payload written and verified, each transport's default wait, on this machine.";
         const string SpinMethod = " Published: ipc-bench (C) on an i5-4590S, one ping-pong counted as one message, as our round trips/s; " +
@@ -206,7 +206,7 @@ public static class ReferencePresets
         }
 
         return new ReferencePreset("reference-5", "§5 classic IPC ping-pong at 100 B and 1 KB",
-            "REFERENCE.md §5: 1:1 round trips at 100 B and 1 KB over shm-ring spinning (ipc-bench's mmap and shared memory spin), uds, tcp and " +
+            "published-figures.md §5: 1:1 round trips at 100 B and 1 KB over shm-ring spinning (ipc-bench's mmap and shared memory spin), uds, tcp and " +
             "zeromq; shm-ring with its default wait and named-pipes beside them (a Unix domain socket underneath, so not ipc-bench's FIFO).",
             TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(1), cells,
             ["FIFO 266 K / 255 K, message queue 232 K / 214 K, pipe 162 K / 155 K msg/s: no FIFO, POSIX message queue or anonymous pipe transport here."]);

@@ -38,7 +38,7 @@ public sealed record CellSummary(
     Spread LatencyMax)
 {
     /// <summary>
-    /// Throughput's spread: the figure the issue's ±10 % is about. Latency tails are not flagged: a p99.99 moves far
+    /// Throughput's spread: the figure a ±10 % run-to-run target is about. Latency tails are not flagged: a p99.99 moves far
     /// more than 10 % between identical runs, so flagging it would mark every cell and say nothing.
     /// </summary>
     public double SpreadPercent => MessagesPerSecond.Percent;

@@ -46,7 +46,7 @@ public sealed record SummaryDocument(CellSummary Figures, double SpreadPercent, 
         s.CpuNanosecondsPerMessage(s.DaemonCpuPercent.Median), s.CpuNanosecondsPerMessage(s.AgentsCpuPercent.Median));
 }
 
-/// <summary>A row of the published-vs-measured table: the REFERENCE figure, ours, their ratio, and why they differ.</summary>
+/// <summary>A row of the published-vs-measured table: the published figure, ours, their ratio, and why they differ.</summary>
 public sealed record PublishedRow(int Cell, string CellLabel, string Reference, string Label, FigureMetric Metric, string Unit, string PublishedText,
     double Published, double? Measured, double? Ratio, bool HigherIsBetter, double SpreadPercent, string MethodDifferences, string MeasuredText, bool HasSpread)
 {

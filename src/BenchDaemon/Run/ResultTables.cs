@@ -6,7 +6,7 @@ using IpcBench.V1;
 
 namespace IpcBench.Daemon.Run;
 
-/// <summary>Markdown tables of a run: a REFERENCE-style msg/s grid per payload access, then every figure per scenario.</summary>
+/// <summary>Markdown tables of a run: a msg/s grid shaped like the published tables per payload access, then every figure per scenario.</summary>
 public static class ResultTables
 {
     /// <summary>Cells measured while others used more than this share of the machine are marked "⚠ noisy".</summary>

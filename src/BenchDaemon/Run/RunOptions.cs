@@ -76,7 +76,7 @@ internal sealed class RunOptions
 
     public Option<string?> Preset { get; } = new("--preset")
     {
-        Description = "A REFERENCE.md preset (reference-1 .. reference-5): its matrix, and a published-vs-measured table; --duration/--warmup shorten it only when given",
+        Description = "A preset reproducing docs/published-figures.md §N (reference-1 .. reference-5): its matrix, and a published-vs-measured table; --duration/--warmup shorten it only when given",
     };
 
     public Option<int> Repetitions { get; } = Whole("--repetitions", "Rounds: every scenario runs once per round, never twice in a row (1-100)", 1,

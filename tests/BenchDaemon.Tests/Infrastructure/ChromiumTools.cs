@@ -4,7 +4,8 @@ namespace IpcBench.Daemon.Tests.Infrastructure;
 
 /// <summary>
 /// What the report's browser test needs: Debian's Chromium (/usr/bin/chromium), node, and tests/node_modules
-/// (playwright-core; `npm ci` in tests/). Missing under CI=true is a failure naming the fix; elsewhere a skip.
+/// (playwright-core; `npm ci` in tests/). Missing under CI=true or IPCBENCH_REQUIRE_CHROMIUM=1 is a failure naming the fix;
+/// elsewhere a skip.
 /// </summary>
 internal static class ChromiumTools
 {
@@ -40,7 +41,9 @@ internal static class ChromiumTools
         }
     }
 
-    public static bool Required => string.Equals(Environment.GetEnvironmentVariable("CI"), "true", StringComparison.OrdinalIgnoreCase);
+    public static bool Required =>
+        string.Equals(Environment.GetEnvironmentVariable("CI"), "true", StringComparison.OrdinalIgnoreCase)
+        || Environment.GetEnvironmentVariable("IPCBENCH_REQUIRE_CHROMIUM") == "1";
 
     public static string? Node => new[] { "/usr/bin/node", "/usr/local/bin/node" }
         .Concat((Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(':', StringSplitOptions.RemoveEmptyEntries).Select(d => Path.Combine(d, "node")))
@@ -51,7 +54,7 @@ internal static class ChromiumTools
     {
         if (Missing is { } missing)
         {
-            throw new Xunit.Sdk.XunitException($"{missing} (required because CI=true)");
+            throw new Xunit.Sdk.XunitException($"{missing} (required: CI=true or IPCBENCH_REQUIRE_CHROMIUM=1)");
         }
 
         var start = new ProcessStartInfo(Node!, [CheckScript, report, screenshot])
@@ -80,14 +83,14 @@ internal static class ChromiumTools
     }
 }
 
-/// <summary>A fact skipped when Chromium, node or tests/node_modules are missing, unless CI=true (then it fails saying what to install).</summary>
+/// <summary>A fact skipped when Chromium, node or tests/node_modules are missing, unless CI=true or IPCBENCH_REQUIRE_CHROMIUM=1 (then it fails saying what to install).</summary>
 public sealed class ChromiumFactAttribute : FactAttribute
 {
     public ChromiumFactAttribute()
     {
         if (!ChromiumTools.Required && ChromiumTools.Missing is { } missing)
         {
-            Skip = $"{missing}; under CI=true this fails instead of skipping.";
+            Skip = $"{missing}; CI=true or IPCBENCH_REQUIRE_CHROMIUM=1 makes this a failure";
         }
     }
 }

@@ -4,7 +4,7 @@ namespace IpcBench.Daemon.Tests.Infrastructure;
 
 /// <summary>
 /// Where the executables under test are: the daemon (and the BenchAgent beside it) as built for the same
-/// configuration and target framework as this test assembly, and the grpcurl users drive the daemon with.
+/// configuration and target framework as this test assembly. grpcurl is found by GrpcurlLocator (tests/Shared).
 /// </summary>
 internal static class RepoLayout
 {
@@ -24,8 +24,6 @@ internal static class RepoLayout
 
     /// <summary>The soak driver behind bench/soak.sh, as built for the same configuration.</summary>
     public static readonly string SoakTool = Path.Combine(Root, "bench", "Soak", "bin", Configuration, TargetFramework, "Soak.dll");
-
-    public static readonly string Grpcurl = Path.GetFullPath(Path.Combine(Root, "..", "shared", "tools", "grpcurl"));
 
     private static string FindRoot()
     {

@@ -140,9 +140,9 @@
       options: { scales: { y: { ...linear('% of median'), suggestedMin: 80, suggestedMax: 120 } } } });
   }
 
-  // Published vs measured (presets): per unit, the REFERENCE figure beside ours.
+  // Published vs measured (presets): per unit, the published figure beside ours.
   if (doc.published.length > 0) {
-    const pub = section('Published vs measured', 'REFERENCE.md figures beside ours (median); the table below gives the ratio and the method differences.');
+    const pub = section('Published vs measured', 'Published figures (docs/published-figures.md) beside ours (median); the table below gives the ratio and the method differences.');
     for (const [unit, rows] of groupBy(doc.published.filter((r) => r.measured !== null), (r) => r.unit)) {
       // Horizontal bars labelled with both sides: one published figure can stand beside two of our cells
       // (HEADER_ONLY as published and FULL), and only the cell tells them apart.
