@@ -39,6 +39,27 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         Assert.StartsWith("<!DOCTYPE html>", File.ReadAllText(Path.Combine(results, "report.html")), StringComparison.OrdinalIgnoreCase);
     }
 
+    /// <summary>
+    /// A preset on a machine without one of its transports runs the rest, as run's own matrix does, and each published
+    /// figure stays on the cell that reproduces it (they were once matched by position, so every later figure slid onto
+    /// the wrong cell). The shared-memory directory that does not exist makes shm-ring, reference-4's first cell, unavailable.
+    /// </summary>
+    [Fact]
+    public async Task Run_Preset_SkipsTheCellsOfAnUnavailableTransport_AndKeepsEachFigureOnItsCell()
+    {
+        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120),
+            "run", "--preset", "reference-4", "--duration", "200ms", "--warmup", "0s", "--out", Path.Combine(_directory, "preset-partial"),
+            $"--IpcBench:SharedMemoryDirectory={Path.Combine(_directory, "no-such-directory")}",
+            $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
+        output.WriteLine(log.Describe());
+
+        Assert.True(exitCode is 0 or 1, $"exit code {exitCode}\n{log.Describe()}");
+        Assert.Contains("skipping shm-ring: the shared-memory directory", log.Text, StringComparison.Ordinal);
+        var published = stdout[stdout.IndexOf("## Published vs measured", StringComparison.Ordinal)..];
+        Assert.DoesNotContain("shm-ring", published, StringComparison.Ordinal);
+        Assert.Contains("| raw named pipes, 256 KB: ~6,000 ops/s | 6.0 K msg/s | named-pipes 256 KB 1:1 full round-trip |", published, StringComparison.Ordinal);
+    }
+
     /// <summary>How a lab compares locally: the first run's report.json is the second run's --baseline.</summary>
     [Fact]
     public async Task Run_WithBaseline_PrintsTheComparison_AndABadBaselineFailsNamingTheOption()

@@ -29,7 +29,11 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
         "spec.publisher_cpus", "spec.subscriber_cpus", "spec.lock_memory", "spec.max_noise_percent",
     };
 
-    public SuitePlan Plan(SuiteSpec? spec)
+    /// <param name="keepCell">
+    /// Which of the preset's or matrix's cells to plan (all when null): `run` drops the cells of transports this machine
+    /// lacks, saying so, where StartSuite refuses them.
+    /// </param>
+    public SuitePlan Plan(SuiteSpec? spec, Func<ScenarioSpec, bool>? keepCell = null)
     {
         if (spec is null)
         {
@@ -48,6 +52,11 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
         }
 
         var cells = string.IsNullOrEmpty(spec.Preset) ? Matrix(spec) : Preset(spec);
+        if (keepCell is not null)
+        {
+            cells = [.. cells.Where(keepCell)];
+        }
+
         if (cells.Count * repetitions > MaxScenarios)
         {
             throw Invalid("spec", $"{cells.Count} cells x {repetitions} repetitions = {cells.Count * repetitions} scenarios; at most {MaxScenarios} per suite");

@@ -35,7 +35,7 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             }
 
             // A preset's own keys: its labels and published figures are written against them.
-            var presetCell = preset is not null && i < preset.Cells.Count ? preset.Cells[i] : null;
+            var presetCell = preset is null ? null : PresetCellOf(preset, KeyOf(cell.Spec));
             cells.Add(new ReportCell(presetCell?.Key ?? KeyOf(cell.Spec), cell.Spec.Duration ?? TimeSpan.Zero, cell.Spec.Warmup ?? TimeSpan.Zero,
                 repetitions, presetCell?.Published ?? [],
                 [.. cell.NoisyAttempts.Select(a => new NoisyAttempt(a.Round, a.ScenarioId, a.NoisePercent, a.Retried))]));
@@ -44,6 +44,14 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
         return new SuiteReport(suite.Id, suite.Name, suite.State.ToString().ToUpperInvariant(), Utc(suite.CreatedAt), suite.EndedAt is { } end ? Utc(end) : null,
             suite.Repetitions, Environment(environment), cells, preset?.Id, preset?.Title, preset?.Reproduces);
     }
+
+    /// <summary>
+    /// The preset's cell a suite cell ran, by key rather than position (`run` leaves out the cells of transports the
+    /// machine lacks): the same key, or the preset's transport-default wait that the cell's resolved wait came from.
+    /// </summary>
+    private static PresetCell? PresetCellOf(ReferencePreset preset, CellKey key) =>
+        preset.Cells.FirstOrDefault(p => p.Key == key)
+        ?? preset.Cells.FirstOrDefault(p => p.Key.Wait == CellWait.Default && p.Key == key with { Wait = CellWait.Default });
 
     public static CellKey KeyOf(RunSpec spec) => new(
         spec.Transport,

@@ -147,6 +147,8 @@ public static class RunCommand
     /// <summary>The options as a suite: a preset through the suite planner, else today's matrix, each cell validated as StartScenario would.</summary>
     private static SuitePlan Plan(IServiceProvider services, RunSettings settings)
     {
+        var registry = services.GetRequiredService<TransportRegistry>();
+        var launcher = services.GetRequiredService<Agents.AgentLauncher>();
         if (settings.Preset is { } preset)
         {
             // The placement options apply to every preset cell, as to every cell of run's own matrix (BuildSpec).
@@ -163,11 +165,13 @@ public static class RunCommand
             };
             spec.Duration = settings.DurationGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Duration) : null;
             spec.Warmup = settings.WarmupGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup) : null;
-            return services.GetRequiredService<SuitePlanner>().Plan(spec);
+            // As run's own matrix skips a transport this machine lacks, a preset runs its other cells (StartSuite refuses instead).
+            var presetTransports = Reports.ReferencePresets.Find(preset)?.Cells.Select(c => c.Key.Transport).Distinct().ToList() ?? [];
+            var available = SelectTransports(registry, presetTransports, launcher).Select(t => t.Id).ToHashSet(StringComparer.Ordinal);
+            return services.GetRequiredService<SuitePlanner>().Plan(spec, cell => available.Contains(cell.Transport));
         }
 
-        var registry = services.GetRequiredService<TransportRegistry>();
-        var transports = SelectTransports(registry, settings.Transports, services.GetRequiredService<Agents.AgentLauncher>());
+        var transports = SelectTransports(registry, settings.Transports, launcher);
         var validator = services.GetRequiredService<SpecValidator>();
         var cells = (
             from transport in transports
