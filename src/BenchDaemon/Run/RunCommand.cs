@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
 using Google.Protobuf;
-using IpcBench.Daemon.Cli;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Hosting;

@@ -1,4 +1,4 @@
-namespace IpcBench.Daemon.Cli;
+namespace IpcBench.Daemon.Core;
 
 /// <summary>What BenchDaemon's exit status means; README's "Exit codes" lists the same, for scripts and CI.</summary>
 public static class ExitCodes
