@@ -14,7 +14,7 @@ public sealed partial class FolderDependencyTests
     private static readonly Dictionary<string, string[]> Allowed = new(StringComparer.Ordinal)
     {
         ["Program"] = ["Cli"],
-        ["Cli"] = ["Run", "Hosting", "Observability"],
+        ["Cli"] = ["Run", "Hosting", "Observability", "Core"],
         ["Run"] = ["Hosting", "Observability", "Control", "Scenarios", "Agents", "Persistence", "Reports", "Schema", "Model", "Core"],
         ["Hosting"] = ["Observability", "Control", "Scenarios", "Agents", "Persistence", "Reports", "Schema", "Model", "Core"],
         ["Observability"] = ["Control", "Scenarios", "Persistence", "Reports", "Model", "Core"],
