@@ -29,59 +29,10 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
     private readonly List<SoakSample> _samples = [];
     private Scenario _latest = started;
     private bool _hasAgents;
-    private List<int> _agentPids = [];
-    private List<int> _probedPids = [];
-    private double _agentsFirstAt;
 
     public string Id { get; } = started.Id;
 
     public bool Finished => _latest.State is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed;
-
-    /// <summary>Seconds into the measured window at the latest observation; -1 before it.</summary>
-    public double Measured { get; private set; } = -1;
-
-    public bool AgentsProbedFirst { get; private set; }
-
-    public bool AgentsProbedLast { get; private set; }
-
-    /// <summary>The agents' live heaps added up, at the start of the window and near its end; null when one did not answer.</summary>
-    public LiveHeap? AgentsLiveFirst { get; private set; }
-
-    public LiveHeap? AgentsLiveLast { get; private set; }
-
-    public double AgentsLiveSeconds { get; private set; }
-
-    /// <summary>
-    /// The agents' live heaps (none for an in-process transport): the same processes both times, so that one agent
-    /// replaced by another is not read as growth.
-    /// </summary>
-    public async Task ProbeAgentsAsync(bool first, TimeSpan timeout)
-    {
-        if (first)
-        {
-            AgentsProbedFirst = true;
-            _probedPids = [.. _agentPids];
-            _agentsFirstAt = Measured;
-        }
-        else
-        {
-            AgentsProbedLast = true;
-            AgentsLiveSeconds = Measured - _agentsFirstAt;
-        }
-
-        var heaps = await Task.WhenAll(_probedPids.Select(pid => LiveHeapProbe.MeasureAsync(pid, timeout)));
-        LiveHeap? sum = heaps.Any(h => h is null)
-            ? null
-            : new LiveHeap(heaps.Sum(h => h!.LiveBytes), heaps.Sum(h => h!.HeapBytes));
-        if (first)
-        {
-            AgentsLiveFirst = sum;
-        }
-        else
-        {
-            AgentsLiveLast = sum;
-        }
-    }
 
     public void Observe(Scenario scenario, MachineSample machine, string metrics)
     {
@@ -100,8 +51,6 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
         // Agents from the scenario's own process list (they report their pids), read straight from /proc.
         var agentPids = scenario.Stats?.Processes.Where(p => p.Role == "agent" && p.Pid > 0).Select(p => p.Pid).ToList() ?? [];
         _hasAgents |= agentPids.Count > 0;
-        _agentPids = agentPids;
-        Measured = measured;
         string scenarioLabel = $"scenario=\"{Id}\"";
         _samples.Add(new SoakSample(
             measured,
@@ -119,7 +68,7 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
         $"{_latest.Spec.Transport} {_latest.State} {(_samples.Count > 0 ? SoakSession.Rate(_samples[^1].MessagesPerSecond) : "-")}");
 
-    public TransportResult Result(MachineSample after, HeapWatch heaps)
+    public TransportResult Result(MachineSample after)
     {
         double tenth = duration.TotalSeconds / 10;
         var first = Tenth(s => s.Elapsed <= tenth, _samples.Take(1));
@@ -155,13 +104,7 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
             after.DaemonDescriptors,
             before.SharedMemoryUsedBytes,
             _samples.Count > 0 ? _samples.Max(s => s.SharedMemoryUsedBytes) : 0,
-            after.SharedMemoryUsedBytes,
-            heaps.DaemonFirst,
-            heaps.DaemonLast,
-            heaps.DaemonSeconds,
-            AgentsLiveFirst,
-            AgentsLiveLast,
-            AgentsLiveSeconds);
+            after.SharedMemoryUsedBytes);
     }
 
     /// <summary>What the agents allocate per second in steady state (all of them together), from their GC counters.</summary>
@@ -214,13 +157,7 @@ public sealed record TransportResult(
     int DaemonDescriptorsAfter,
     long SharedMemoryUsedBefore,
     long SharedMemoryUsedPeak,
-    long SharedMemoryUsedAfter,
-    LiveHeap? DaemonLiveFirst,
-    LiveHeap? DaemonLiveLast,
-    double DaemonLiveSeconds,
-    LiveHeap? AgentsLiveFirst,
-    LiveHeap? AgentsLiveLast,
-    double AgentsLiveSeconds)
+    long SharedMemoryUsedAfter)
 {
     public static double Growth(long first, long last) => first > 0 ? (double)last / first - 1 : 0;
 }

@@ -130,18 +130,18 @@ public sealed partial class SoakSession : IAsyncDisposable
                 trackers.Add(await StartScenarioAsync(transport));
             }
 
-            var heaps = await SampleUntilFinishedAsync(trackers);
+            await SampleUntilFinishedAsync(trackers);
             await SettleAsync(before.DaemonDescriptors);
-            results.AddRange(trackers.Select(t => t.Result(MachineSample.Take(_daemon.Id), heaps)));
+            results.AddRange(trackers.Select(t => t.Result(MachineSample.Take(_daemon.Id))));
         }
         else
         {
             foreach (var transport in transports)
             {
                 var tracker = await StartScenarioAsync(transport);
-                var heaps = await SampleUntilFinishedAsync([tracker]);
+                await SampleUntilFinishedAsync([tracker]);
                 await SettleAsync(before.DaemonDescriptors);
-                var result = tracker.Result(MachineSample.Take(_daemon.Id), heaps);
+                var result = tracker.Result(MachineSample.Take(_daemon.Id));
                 results.Add(result);
                 Progress($"{transport}: {result.State}, first tenth {Rate(result.FirstTenthMessagesPerSecond)}, last tenth {Rate(result.LastTenthMessagesPerSecond)}, lost {result.Lost}");
             }
@@ -211,9 +211,8 @@ public sealed partial class SoakSession : IAsyncDisposable
         return new ScenarioTracker(started.Scenario, _options.Duration, _options.Warmup, before);
     }
 
-    private async Task<HeapWatch> SampleUntilFinishedAsync(IReadOnlyList<ScenarioTracker> trackers)
+    private async Task SampleUntilFinishedAsync(IReadOnlyList<ScenarioTracker> trackers)
     {
-        var heaps = new HeapWatch(_daemon.Id, _options.Duration, trackers);
         var deadline = _options.Duration + _options.Warmup + TimeSpan.FromMinutes(2);
         var clock = Stopwatch.StartNew();
         var nextReport = TimeSpan.FromMinutes(1);
@@ -232,16 +231,12 @@ public sealed partial class SoakSession : IAsyncDisposable
                 tracker.Observe(await _control.GetScenarioAsync(new() { Id = tracker.Id }, deadline: Deadline()), machine, metrics);
             }
 
-            await heaps.ObserveAsync();
-
             if (clock.Elapsed >= nextReport)
             {
                 nextReport += TimeSpan.FromMinutes(1);
                 Progress(string.Join("; ", trackers.Select(t => t.Describe())));
             }
         }
-
-        return heaps;
     }
 
     /// <summary>

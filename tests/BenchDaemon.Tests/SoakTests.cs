@@ -1,22 +1,20 @@
 using System.Diagnostics;
 using System.Text.Json;
 using IpcBench.Daemon.Tests.Infrastructure;
-using IpcBench.Soak;
 using Xunit.Abstractions;
 
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// The short soak CI runs: bench/soak.sh's tool against its own daemon, a 2:4 ALL_TO_ALL scenario per available
-/// transport. It must pass its own checks, and the figures it wrote are checked again here: zero loss, no live-heap
-/// growth (daemon and agents, after a forced full collection: see LiveHeapGrowth), no descriptor or /dev/shm growth,
-/// nothing left behind. RSS is in the report, not judged: it moves with GC budgets and mapped /dev/shm rings.
+/// transport. It must pass its own checks, and the figures it wrote are checked again here: zero loss, RSS growth
+/// under 20 %, no descriptor or /dev/shm growth, nothing left behind.
 /// </summary>
 [Collection(DaemonCollection.Name)]
 public sealed class SoakTests(ITestOutputHelper output)
 {
     [Fact]
-    public async Task ShortSoak_OfEveryTransport_LosesNothing_AndGrowsNoLiveHeapDescriptorsOrSharedMemory()
+    public async Task ShortSoak_OfEveryTransport_LosesNothing_AndGrowsNoMemoryDescriptorsOrSharedMemory()
     {
         Assert.True(File.Exists(RepoLayout.SoakTool), $"The soak tool was not built at {RepoLayout.SoakTool}.");
         var json = Path.Combine(Path.GetTempPath(), $"ipcbench-soak-{Guid.NewGuid():N}.json");
@@ -24,10 +22,9 @@ public sealed class SoakTests(ITestOutputHelper output)
         {
             var start = new ProcessStartInfo("dotnet")
             {
-                // Every transport at once. The leak signal is the live heap after a forced full collection, which the
-                // JIT and GC budgets that took RSS a minute to settle do not move: a short warmup (connections made,
-                // pools filled) is enough before the first probe.
-                ArgumentList = { RepoLayout.SoakTool, "15s", "--warmup", "5s", "--parallel", "--daemon", RepoLayout.DaemonExecutable, "--json", json },
+                // Every transport at once, so a few minutes suffice; agents' RSS climbs for about a minute (JIT, GC budgets)
+                // before it settles, hence the long warmup before the first tenth that growth is judged from.
+                ArgumentList = { RepoLayout.SoakTool, "15s", "--warmup", "45s", "--parallel", "--daemon", RepoLayout.DaemonExecutable, "--json", json },
                 RedirectStandardOutput = true,
                 RedirectStandardError = true,
             };
@@ -62,10 +59,10 @@ public sealed class SoakTests(ITestOutputHelper output)
                 Assert.True(r.GetProperty("state").GetString() == "Completed", $"{transport}: {r.GetProperty("error").GetString()}");
                 Assert.True(r.GetProperty("received").GetUInt64() > 0, $"{transport}: nothing received");
                 Assert.Equal(0UL, r.GetProperty("lost").GetUInt64() + r.GetProperty("corrupted").GetUInt64() + r.GetProperty("duplicated").GetUInt64());
-                AssertLiveHeapDidNotGrow(transport, "daemon's", r.GetProperty("daemonLiveFirst"), r.GetProperty("daemonLiveLast"));
+                AssertGrowthUnder20Percent(transport, "daemon RSS", r.GetProperty("daemonResidentBytesFirst").GetInt64(), r.GetProperty("daemonResidentBytesLast").GetInt64());
                 if (r.GetProperty("hasAgents").GetBoolean())
                 {
-                    AssertLiveHeapDidNotGrow(transport, "agents'", r.GetProperty("agentsLiveFirst"), r.GetProperty("agentsLiveLast"));
+                    AssertGrowthUnder20Percent(transport, "agents' RSS", r.GetProperty("agentsResidentBytesFirst").GetInt64(), r.GetProperty("agentsResidentBytesLast").GetInt64());
                     Assert.True(r.GetProperty("agentDescriptorsLast").GetInt32() <= r.GetProperty("agentDescriptorsFirst").GetInt32(), $"{transport}: agents' descriptors grew");
                 }
 
@@ -85,11 +82,6 @@ public sealed class SoakTests(ITestOutputHelper output)
         }
     }
 
-    private static void AssertLiveHeapDidNotGrow(string transport, string what, JsonElement first, JsonElement last)
-    {
-        Assert.True(first.ValueKind == JsonValueKind.Object && last.ValueKind == JsonValueKind.Object, $"{transport}: the {what} live heap was not measured");
-        long from = first.GetProperty("liveBytes").GetInt64();
-        long to = last.GetProperty("liveBytes").GetInt64();
-        Assert.True(from > 0 && to - from <= LiveHeapGrowth.MaxGrowthBytes, $"{transport}: the {what} live heap grew from {from} to {to} bytes");
-    }
+    private static void AssertGrowthUnder20Percent(string transport, string what, long first, long last) =>
+        Assert.True(first > 0 && last < first * 1.2, $"{transport}: {what} grew from {first} to {last} bytes (20 % allowed)");
 }
