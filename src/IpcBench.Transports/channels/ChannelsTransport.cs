@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using System.Threading.Channels;
 
 namespace IpcBench.Transports.Channels;
 
@@ -89,53 +88,26 @@ internal sealed class ChannelLink : IMessageReceiver
 {
     private readonly WaitMode _waitMode;
     private PooledMessage? _held;
-    private volatile bool _closed;
-
-    /// <summary>The receiver thread's: it waits for messages and, in a round trip, for room for its echo.</summary>
-    private readonly BlockingWait _blocking = new();
 
     public ChannelLink(int publisherIndex, int capacity, WaitMode waitMode)
     {
         _waitMode = waitMode;
         PublisherIndexes = [publisherIndex];
-        Messages = Channel.CreateBounded<PooledMessage>(new BoundedChannelOptions(capacity)
-        {
-            SingleReader = true,
-            SingleWriter = true,
-            FullMode = BoundedChannelFullMode.Wait,
-
-            // The only continuation is BlockingWait's signal, set inline by the other side: queued to the thread pool
-            // instead, each wake-up would cost a work item (an allocation) and a pool thread's hop.
-            AllowSynchronousContinuations = true,
-        });
-        Replies = Channel.CreateBounded<PooledMessage>(
-            new BoundedChannelOptions(1) { SingleReader = true, SingleWriter = true, AllowSynchronousContinuations = true });
-
-        // A bounded channel's queue grows by doubling the first time it fills: filled once here, it never grows (and
-        // allocates) inside a measured loop.
-        var primer = new PooledMessage([]);
-        while (Messages.Writer.TryWrite(primer))
-        {
-        }
-
-        while (Messages.Reader.TryRead(out _))
-        {
-        }
+        Messages = new SignalledChannel(capacity);
+        Replies = new SignalledChannel(1);
     }
 
     public IReadOnlyList<int> PublisherIndexes { get; }
 
-    public Channel<PooledMessage> Messages { get; }
+    public SignalledChannel Messages { get; }
 
-    public Channel<PooledMessage> Replies { get; }
-
-    public bool IsClosed => _closed;
+    public SignalledChannel Replies { get; }
 
     public WaitMode WaitMode => _waitMode;
 
     public bool TryReceive(out ReadOnlySpan<byte> message, CancellationToken cancellationToken)
     {
-        if (ChannelWait.TryRead(Messages.Reader, _waitMode, _blocking, cancellationToken, out var pooled))
+        if (Messages.TryRead(_waitMode, cancellationToken, out var pooled))
         {
             _held = pooled;
             message = pooled.Buffer.AsSpan(0, pooled.Length);
@@ -151,7 +123,7 @@ internal sealed class ChannelLink : IMessageReceiver
         // The echo is the very buffer received: in-process there is nothing to copy back.
         var held = _held!;
         held.AddReference();
-        ChannelWait.Write(Replies.Writer, held, _waitMode, _blocking, this);
+        Replies.Write(held, _waitMode);
     }
 
     public void Release()
@@ -162,9 +134,8 @@ internal sealed class ChannelLink : IMessageReceiver
 
     public void Close()
     {
-        _closed = true;
-        Messages.Writer.TryComplete();
-        Replies.Writer.TryComplete();
+        Messages.Complete();
+        Replies.Complete();
     }
 
     public void Run(IReceiverLoop loop) => loop.Run(new HotPath(this));
@@ -193,66 +164,11 @@ internal sealed class ChannelLink : IMessageReceiver
     }
 }
 
-internal static class ChannelWait
-{
-    public static bool TryRead(ChannelReader<PooledMessage> reader, WaitMode mode, BlockingWait blocking, CancellationToken cancellationToken, out PooledMessage message)
-    {
-        while (!reader.TryRead(out message!))
-        {
-            if (reader.Completion.IsCompleted || cancellationToken.IsCancellationRequested)
-            {
-                return false;
-            }
-
-            if (mode == WaitMode.Block)
-            {
-                // No token: the channel hands a waiter without one its reusable operation; with one, a new one per wait.
-                if (!blocking.Until(reader.WaitToReadAsync(CancellationToken.None), cancellationToken))
-                {
-                    return false;
-                }
-            }
-            else
-            {
-                Idle.Pause(mode);
-            }
-        }
-
-        return true;
-    }
-
-    public static void Write(ChannelWriter<PooledMessage> writer, PooledMessage message, WaitMode mode, BlockingWait blocking, ChannelLink link)
-    {
-        while (!writer.TryWrite(message))
-        {
-            if (link.IsClosed)
-            {
-                throw new IOException("The subscriber is gone.");
-            }
-
-            if (mode == WaitMode.Block)
-            {
-                if (!blocking.Until(writer.WaitToWriteAsync(), CancellationToken.None))
-                {
-                    throw new IOException("The subscriber is gone.");
-                }
-            }
-            else
-            {
-                Idle.Pause(mode);
-            }
-        }
-    }
-}
-
 internal sealed class ChannelPublisher : IPublisherEndpoint
 {
     private readonly PublisherOptions _options;
     private readonly Action _unregister;
     private PooledMessage[] _buffers = [];
-
-    /// <summary>The publisher thread's: it waits for room in a link and, in a round trip, for an echo.</summary>
-    private readonly BlockingWait _blocking = new();
     private int _nextBuffer;
     private readonly List<ChannelLink> _links = [];
     private readonly int _capacity;
@@ -336,7 +252,7 @@ internal sealed class ChannelPublisher : IPublisherEndpoint
         message.SetReferences(_snapshot.Length);
         foreach (var link in _snapshot)
         {
-            ChannelWait.Write(link.Messages.Writer, message, link.WaitMode, _blocking, link);
+            link.Messages.Write(message, link.WaitMode);
         }
     }
 
@@ -344,7 +260,7 @@ internal sealed class ChannelPublisher : IPublisherEndpoint
     {
         var link = _snapshot[_nextReply];
         _nextReply = (_nextReply + 1) % _snapshot.Length;
-        if (ChannelWait.TryRead(link.Replies.Reader, _options.WaitMode, _blocking, cancellationToken, out var message))
+        if (link.Replies.TryRead(_options.WaitMode, cancellationToken, out var message))
         {
             _replyHeld = message;
             reply = message.Buffer.AsSpan(0, message.Length);
