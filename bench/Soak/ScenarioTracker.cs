@@ -21,18 +21,52 @@ public sealed record SoakSample(
     long AgentsHeapBytes,
     long AgentsAllocatedBytes,
     int AgentDescriptors,
+    bool AfterHeapRead,
     long SharedMemoryUsedBytes);
 
 /// <summary>Follows one scenario: keeps a sample a second while it runs and turns them into its result.</summary>
-public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpan warmup, MachineSample before)
+public sealed class ScenarioTracker
 {
     private readonly List<SoakSample> _samples = [];
-    private Scenario _latest = started;
+    private readonly bool _crossProcess;
+    private readonly int _subscribers;
+    private readonly TimeSpan _duration;
+    private readonly TimeSpan _warmup;
+    private readonly MachineSample _before;
+    private volatile Scenario _latest;
+    private volatile IReadOnlyList<int> _agentPids = [];
+    private volatile bool _measuring;
+    private volatile bool _heapRead;
+    private IReadOnlyList<int> _readAgents = [];
     private bool _hasAgents;
 
-    public string Id { get; } = started.Id;
+    public ScenarioTracker(Scenario started, bool crossProcess, TimeSpan duration, TimeSpan warmup, MachineSample before)
+    {
+        _latest = started;
+        _crossProcess = crossProcess;
+        _subscribers = started.Spec.Subscribers;
+        _duration = duration;
+        _warmup = warmup;
+        _before = before;
+        Id = started.Id;
+    }
+
+    public string Id { get; }
 
     public bool Finished => _latest.State is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed;
+
+    /// <summary>In its measured window, with every agent known (a cross-process transport has one per subscriber): ready for the first heap reading.</summary>
+    public bool ReadyToRead => _measuring && (!_crossProcess || _agentPids.Count == _subscribers);
+
+    /// <summary>The agents whose live heaps are read, the same processes both times (one replaced by another is not growth).</summary>
+    public IReadOnlyList<int> ReadAgents() => _readAgents = _agentPids;
+
+    /// <summary>
+    /// The first counted heap reading is in (after the uncounted one that pays the first EventPipe session's descriptors,
+    /// seen +1 to +2 per agent): the agents' descriptors are compared from samples taken after it, so the probe is not
+    /// read as the agents' own growth.
+    /// </summary>
+    public void FirstHeapReadDone() => _heapRead = true;
 
     public void Observe(Scenario scenario, MachineSample machine, string metrics)
     {
@@ -42,7 +76,7 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
             return;
         }
 
-        double measured = (elapsed.ToTimeSpan() - warmup).TotalSeconds;
+        double measured = (elapsed.ToTimeSpan() - _warmup).TotalSeconds;
         if (measured <= 0)
         {
             return;
@@ -51,6 +85,8 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
         // Agents from the scenario's own process list (they report their pids), read straight from /proc.
         var agentPids = scenario.Stats?.Processes.Where(p => p.Role == "agent" && p.Pid > 0).Select(p => p.Pid).ToList() ?? [];
         _hasAgents |= agentPids.Count > 0;
+        _agentPids = agentPids;
+        _measuring = true;
         string scenarioLabel = $"scenario=\"{Id}\"";
         _samples.Add(new SoakSample(
             measured,
@@ -62,17 +98,20 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
             (long)Probes.Sum(metrics, "ipcbench_agent_gc_heap_bytes", scenarioLabel),
             (long)Probes.Sum(metrics, "ipcbench_agent_gc_allocated_bytes_total", scenarioLabel),
             agentPids.Sum(Probes.OpenDescriptors),
+            _heapRead,
             machine.SharedMemoryUsedBytes));
     }
 
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
         $"{_latest.Spec.Transport} {_latest.State} {(_samples.Count > 0 ? SoakSession.Rate(_samples[^1].MessagesPerSecond) : "-")}");
 
-    public TransportResult Result(MachineSample after)
+    public TransportResult Result(MachineSample after, HeapReadings heaps, int daemonPid)
     {
-        double tenth = duration.TotalSeconds / 10;
+        var (daemonFirst, daemonLast) = heaps.Of([daemonPid]);
+        var (agentsFirst, agentsLast) = heaps.Of(_readAgents);
+        double tenth = _duration.TotalSeconds / 10;
         var first = Tenth(s => s.Elapsed <= tenth, _samples.Take(1));
-        var last = Tenth(s => s.Elapsed >= duration.TotalSeconds - tenth, _samples.TakeLast(1));
+        var last = Tenth(s => s.Elapsed >= _duration.TotalSeconds - tenth, _samples.TakeLast(1));
         var stats = _latest.Stats ?? new ScenarioStats();
         return new TransportResult(
             _latest.Spec.Transport,
@@ -98,13 +137,18 @@ public sealed class ScenarioTracker(Scenario started, TimeSpan duration, TimeSpa
             (long)Mean(first, s => s.AgentsHeapBytes),
             (long)Mean(last, s => s.AgentsHeapBytes),
             AllocationRate(),
-            first.Count > 0 ? first.Max(s => s.AgentDescriptors) : 0,
+            _samples.FirstOrDefault(s => s.AfterHeapRead)?.AgentDescriptors ?? 0,
             last.Count > 0 ? last.Max(s => s.AgentDescriptors) : 0,
-            before.DaemonDescriptors,
+            _before.DaemonDescriptors,
             after.DaemonDescriptors,
-            before.SharedMemoryUsedBytes,
+            _before.SharedMemoryUsedBytes,
             _samples.Count > 0 ? _samples.Max(s => s.SharedMemoryUsedBytes) : 0,
-            after.SharedMemoryUsedBytes);
+            after.SharedMemoryUsedBytes,
+            heaps.Seconds,
+            daemonFirst,
+            daemonLast,
+            agentsFirst,
+            agentsLast);
     }
 
     /// <summary>What the agents allocate per second in steady state (all of them together), from their GC counters.</summary>
@@ -157,7 +201,12 @@ public sealed record TransportResult(
     int DaemonDescriptorsAfter,
     long SharedMemoryUsedBefore,
     long SharedMemoryUsedPeak,
-    long SharedMemoryUsedAfter)
+    long SharedMemoryUsedAfter,
+    double LiveHeapSeconds,
+    LiveHeap? DaemonLiveFirst,
+    LiveHeap? DaemonLiveLast,
+    LiveHeap? AgentsLiveFirst,
+    LiveHeap? AgentsLiveLast)
 {
     public static double Growth(long first, long last) => first > 0 ? (double)last / first - 1 : 0;
 }

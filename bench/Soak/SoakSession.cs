@@ -122,26 +122,27 @@ public sealed partial class SoakSession : IAsyncDisposable
         Progress($"daemon pid {_daemon.Id}: {before.DaemonDescriptors} fds, {Mib(before.DaemonResidentBytes)} RSS; /dev/shm {Mib(before.SharedMemoryUsedBytes)} used");
 
         var results = new List<TransportResult>();
+        bool CrossProcess(string id) => available.First(t => t.Id == id).CrossProcess;
         if (_options.Parallel)
         {
             var trackers = new List<ScenarioTracker>();
             foreach (var transport in transports)
             {
-                trackers.Add(await StartScenarioAsync(transport));
+                trackers.Add(await StartScenarioAsync(transport, CrossProcess(transport)));
             }
 
-            await SampleUntilFinishedAsync(trackers);
+            var heaps = await SoakAsync(trackers);
             await SettleAsync(before.DaemonDescriptors);
-            results.AddRange(trackers.Select(t => t.Result(MachineSample.Take(_daemon.Id))));
+            results.AddRange(trackers.Select(t => t.Result(MachineSample.Take(_daemon.Id), heaps, _daemon.Id)));
         }
         else
         {
             foreach (var transport in transports)
             {
-                var tracker = await StartScenarioAsync(transport);
-                await SampleUntilFinishedAsync([tracker]);
+                var tracker = await StartScenarioAsync(transport, CrossProcess(transport));
+                var heaps = await SoakAsync([tracker]);
                 await SettleAsync(before.DaemonDescriptors);
-                var result = tracker.Result(MachineSample.Take(_daemon.Id));
+                var result = tracker.Result(MachineSample.Take(_daemon.Id), heaps, _daemon.Id);
                 results.Add(result);
                 Progress($"{transport}: {result.State}, first tenth {Rate(result.FirstTenthMessagesPerSecond)}, last tenth {Rate(result.LastTenthMessagesPerSecond)}, lost {result.Lost}");
             }
@@ -189,7 +190,37 @@ public sealed partial class SoakSession : IAsyncDisposable
         Progress($"primed {string.Join(", ", transports)}");
     }
 
-    private async Task<ScenarioTracker> StartScenarioAsync(string transport)
+    /// <summary>
+    /// Samples <paramref name="trackers"/>' scenarios (which run until stopped) while the live heaps are read as their
+    /// measured windows begin and a window later, then stops them and waits until they have ended.
+    /// </summary>
+    private async Task<HeapReadings> SoakAsync(IReadOnlyList<ScenarioTracker> trackers)
+    {
+        var sampling = SampleUntilFinishedAsync(trackers);
+        var clock = Stopwatch.StartNew();
+        // A scenario that fails early ends the sampling: its failure is the verdict, the readings then say "not measured".
+        while (!trackers.All(t => t.ReadyToRead) && !sampling.IsCompleted)
+        {
+            if (clock.Elapsed > _options.Warmup + TimeSpan.FromMinutes(2))
+            {
+                throw new SoakSetupException($"scenarios not measuring {clock.Elapsed.TotalSeconds:0} s after they started; daemon log: {_logPath}");
+            }
+
+            await Task.Delay(100);
+        }
+
+        var heaps = await HeapReadings.TakeAsync([_daemon.Id, .. trackers.SelectMany(t => t.ReadAgents())], _options.Duration, sampling,
+            () => trackers.ToList().ForEach(t => t.FirstHeapReadDone()));
+        foreach (var tracker in trackers.Where(t => !t.Finished))
+        {
+            await _control.StopScenarioAsync(new() { Id = tracker.Id }, deadline: Deadline());
+        }
+
+        await sampling;
+        return heaps;
+    }
+
+    private async Task<ScenarioTracker> StartScenarioAsync(string transport, bool crossProcess)
     {
         var spec = new ScenarioSpec
         {
@@ -197,7 +228,7 @@ public sealed partial class SoakSession : IAsyncDisposable
             Publishers = SoakOptions.Publishers,
             Subscribers = SoakOptions.Subscribers,
             PayloadBytes = _options.PayloadBytes,
-            Duration = Duration.FromTimeSpan(_options.Duration),
+            // No duration: it runs until the soak has read the live heaps a window apart, then stops it.
             Warmup = Duration.FromTimeSpan(_options.Warmup),
             Topology = Topology.AllToAll,
             PayloadAccess = PayloadAccess.Full,
@@ -208,12 +239,13 @@ public sealed partial class SoakSession : IAsyncDisposable
         var started = await _control.StartScenarioAsync(new() { Spec = spec }, deadline: Deadline());
         Progress($"{transport}: scenario {started.Id} started ({SoakOptions.Publishers}:{SoakOptions.Subscribers} ALL_TO_ALL, {_options.PayloadBytes} B FULL, " +
             $"{started.Scenario.Spec.WaitStrategy}, {_options.Warmup.TotalSeconds:0} s warmup + {_options.Duration.TotalSeconds:0} s)");
-        return new ScenarioTracker(started.Scenario, _options.Duration, _options.Warmup, before);
+        return new ScenarioTracker(started.Scenario, crossProcess, _options.Duration, _options.Warmup, before);
     }
 
     private async Task SampleUntilFinishedAsync(IReadOnlyList<ScenarioTracker> trackers)
     {
-        var deadline = _options.Duration + _options.Warmup + TimeSpan.FromMinutes(2);
+        // Beyond the window: two rounds of heap readings (each up to 30 s on a loaded machine), then the stop.
+        var deadline = _options.Duration + _options.Warmup + TimeSpan.FromMinutes(3);
         var clock = Stopwatch.StartNew();
         var nextReport = TimeSpan.FromMinutes(1);
         while (trackers.Any(t => !t.Finished))
