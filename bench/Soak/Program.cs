@@ -3,8 +3,8 @@ using IpcBench.Soak;
 
 // Usage: Soak DURATION [--transports a,b] [--parallel] [--payload BYTES] [--warmup DURATION] [--json FILE] [--daemon PATH]
 //   DURATION: how long each transport's scenario is measured, e.g. 90s, 5m, 1h (with --parallel: all at once).
-//   --warmup: unmeasured time first (default a tenth of DURATION, 5 s to 60 s): agents' RSS climbs for about a minute
-//             (JIT, GC budgets) before it settles, so growth is judged from the end of the first tenth after it.
+//   --warmup: unmeasured time first (default a tenth of DURATION, 5 s to 60 s): the scenarios' own start (pools, first
+//             messages) before the first live-heap reading.
 // Exit code: 0 when every check passed, 1 when one failed, 2 for bad arguments, 3 when the daemon could not be run.
 try
 {
