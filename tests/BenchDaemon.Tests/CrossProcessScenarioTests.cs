@@ -4,109 +4,135 @@ using Xunit.Abstractions;
 
 namespace IpcBench.Daemon.Tests;
 
-/// <summary>Scenarios on the transports whose subscribers run in BenchAgent processes, started and read through gRPC.</summary>
+/// <summary>
+/// Scenarios on the transports whose subscribers run in BenchAgent processes, started and read through gRPC. Each test
+/// runs its case on every such transport at once (a daemon admitting that many), so their waits overlap; every
+/// transport's result is checked on its own and named when it fails, and none may pick up another's processes.
+/// </summary>
 [Collection(DaemonCollection.Name)]
-public sealed class CrossProcessScenarioTests(SharedDaemon shared, ITestOutputHelper output) : IDisposable
+public sealed class CrossProcessScenarioTests(ConcurrentDaemon fixture, ITestOutputHelper output) : IClassFixture<ConcurrentDaemon>, IDisposable
 {
-    private readonly DaemonProcess _daemon = shared.Daemon;
-    private readonly IDisposable _log = shared.Daemon.LogTo(output);
+    private readonly DaemonProcess _daemon = fixture.Daemon;
+    private readonly IDisposable _log = fixture.Daemon.LogTo(output);
 
-    public static TheoryData<string> CrossProcessTransports => RegisteredTransports.CrossProcess();
+    private static IReadOnlyList<string> CrossProcessTransports => [.. RegisteredTransports.CrossProcessIds];
 
-    public static TheoryData<string> RoundTripTransports => RegisteredTransports.CrossProcessWithRoundTrip();
+    private static IReadOnlyList<string> RoundTripTransports => [.. ((IEnumerable<object[]>)RegisteredTransports.CrossProcessWithRoundTrip()).Select(row => (string)row[0])];
 
     public void Dispose() => _log.Dispose();
 
-    [Theory]
-    [MemberData(nameof(CrossProcessTransports))]
-    public async Task AllToAll_2x3_DeliversEveryMessageToEveryAgent(string transport)
+    [Fact]
+    public async Task AllToAll_2x3_DeliversEveryMessageToEveryAgent_OnEveryTransport()
     {
-        var result = await _daemon.RunScenarioAsync(Specs.Stream(transport, publishers: 2, subscribers: 3, Specs.Seconds(1), Specs.Milliseconds(200)));
+        var results = await RunOnEachAsync(CrossProcessTransports, t => Specs.Stream(t, publishers: 2, subscribers: 3, Specs.Seconds(1), Specs.Milliseconds(200)));
 
-        var expect = new ScenarioExpectations(result, _daemon).CompletedWithoutLoss(subscribersPerPublisher: 3);
-        var stats = expect.Stats;
-        expect.Equal(transport, result.Spec.Transport, "spec.transport");
-        expect.Equal(Topology.AllToAll, result.Spec.Topology, "spec.topology (defaulted)");
-        expect.That(stats.Latency is { Samples: > 0 }, "latency.samples > 0");
-        expect.Equal(LatencyKind.OneWay, stats.Latency?.Kind ?? LatencyKind.Unspecified, "latency.kind");
-        expect.That(stats.MessagesPerSecond > 0, "messages_per_second > 0");
-        expect.That(stats.MeasuredMessages > 0, "measured_messages > 0");
-
-        var daemons = stats.Processes.Where(p => p.Role == "daemon").ToList();
-        var agents = stats.Processes.Where(p => p.Role == "agent").OrderBy(p => p.Index).ToList();
-        expect.Equal(4, stats.Processes.Count, "processes (daemon + 3 agents)");
-        expect.Equal(1, daemons.Count, "daemon process entries");
-        expect.That(daemons.All(d => d.Pid == _daemon.Pid && d.Index == -1), $"the daemon entry has the daemon's pid {_daemon.Pid} and index -1");
-        expect.Equal("0,1,2", string.Join(',', agents.Select(a => a.Index)), "agent indexes");
-        expect.Equal(4, stats.Processes.Select(p => p.Pid).Distinct().Count(), "distinct pids");
-        expect.That(agents.All(a => a.Pid > 0 && a.Pid != _daemon.Pid), "agent pids are set and not the daemon's");
-        foreach (var process in stats.Processes)
+        Verify(results, (transport, result) =>
         {
-            expect.Between(0, 250, process.CpuPercent, $"cpu_percent of {process.Role} {process.Index} (pid {process.Pid})");
-            expect.That(process.PeakRssBytes > 0, $"peak_rss_bytes of {process.Role} {process.Index} > 0");
-        }
+            var expect = new ScenarioExpectations(result, _daemon).CompletedWithoutLoss(subscribersPerPublisher: 3);
+            var stats = expect.Stats;
+            expect.Equal(transport, result.Spec.Transport, "spec.transport");
+            expect.Equal(Topology.AllToAll, result.Spec.Topology, "spec.topology (defaulted)");
+            expect.That(stats.Latency is { Samples: > 0 }, "latency.samples > 0");
+            expect.Equal(LatencyKind.OneWay, stats.Latency?.Kind ?? LatencyKind.Unspecified, "latency.kind");
+            expect.That(stats.MessagesPerSecond > 0, "messages_per_second > 0");
+            expect.That(stats.MeasuredMessages > 0, "measured_messages > 0");
 
-        var environment = result.Environment;
-        expect.That(environment is not null, "environment is present");
-        expect.That(environment?.LogicalCores > 0, "environment.logical_cores > 0");
-        expect.That(!string.IsNullOrWhiteSpace(environment?.CpuModel), "environment.cpu_model is set");
-        expect.Equal(File.ReadAllText("/proc/sys/kernel/osrelease").Trim(), environment?.Kernel, "environment.kernel (uname -r)");
-        expect.That(!string.IsNullOrWhiteSpace(environment?.DotnetVersion), "environment.dotnet_version is set");
-        expect.Verify();
+            var daemons = stats.Processes.Where(p => p.Role == "daemon").ToList();
+            var agents = stats.Processes.Where(p => p.Role == "agent").OrderBy(p => p.Index).ToList();
+            expect.Equal(4, stats.Processes.Count, "processes (daemon + 3 agents)");
+            expect.Equal(1, daemons.Count, "daemon process entries");
+            expect.That(daemons.All(d => d.Pid == _daemon.Pid && d.Index == -1), $"the daemon entry has the daemon's pid {_daemon.Pid} and index -1");
+            expect.Equal("0,1,2", string.Join(',', agents.Select(a => a.Index)), "agent indexes");
+            expect.Equal(4, stats.Processes.Select(p => p.Pid).Distinct().Count(), "distinct pids");
+            expect.That(agents.All(a => a.Pid > 0 && a.Pid != _daemon.Pid), "agent pids are set and not the daemon's");
+            foreach (var process in stats.Processes)
+            {
+                expect.Between(0, 250, process.CpuPercent, $"cpu_percent of {process.Role} {process.Index} (pid {process.Pid})");
+                expect.That(process.PeakRssBytes > 0, $"peak_rss_bytes of {process.Role} {process.Index} > 0");
+            }
+
+            var environment = result.Environment;
+            expect.That(environment is not null, "environment is present");
+            expect.That(environment?.LogicalCores > 0, "environment.logical_cores > 0");
+            expect.That(!string.IsNullOrWhiteSpace(environment?.CpuModel), "environment.cpu_model is set");
+            expect.Equal(File.ReadAllText("/proc/sys/kernel/osrelease").Trim(), environment?.Kernel, "environment.kernel (uname -r)");
+            expect.That(!string.IsNullOrWhiteSpace(environment?.DotnetVersion), "environment.dotnet_version is set");
+            expect.Verify();
+        });
+
+        // Concurrent scenarios are told apart by their agents: no agent may be counted by two of them.
+        var agentPids = results.Values.SelectMany(r => r.Stats.Processes.Where(p => p.Role == "agent").Select(p => p.Pid)).ToList();
+        Assert.Equal(agentPids.Count, agentPids.Distinct().Count());
     }
 
-    [Theory]
-    [MemberData(nameof(CrossProcessTransports))]
-    public async Task Paired_3x3_DeliversEachMessageToItsOneSubscriber(string transport)
+    /// <summary>Delivery to the one paired subscriber is the point, not throughput: a few hundred milliseconds show it.</summary>
+    [Fact]
+    public async Task Paired_3x3_DeliversEachMessageToItsOneSubscriber_OnEveryTransport()
     {
-        var spec = Specs.Stream(transport, publishers: 3, subscribers: 3, Specs.Seconds(1), Specs.Milliseconds(100))
-            .With(s => s.Topology = Topology.Paired);
+        var results = await RunOnEachAsync(CrossProcessTransports, t => Specs.Stream(t, publishers: 3, subscribers: 3, Specs.Milliseconds(300), Specs.Milliseconds(100))
+            .With(s => s.Topology = Topology.Paired));
 
-        var result = await _daemon.RunScenarioAsync(spec);
-
-        new ScenarioExpectations(result, _daemon)
+        Verify(results, (_, result) => new ScenarioExpectations(result, _daemon)
             .CompletedWithoutLoss(subscribersPerPublisher: 1)
             .Equal(Topology.Paired, result.Spec.Topology, "spec.topology")
             .Equal(4, result.Stats?.Processes.Count ?? 0, "processes (daemon + 3 agents)")
-            .Verify();
+            .Verify());
     }
 
-    [Theory]
-    [MemberData(nameof(RoundTripTransports))]
-    public async Task RoundTrip_ReportsRoundTripLatency(string transport)
+    [Fact]
+    public async Task RoundTrip_ReportsRoundTripLatency_OnEveryTransport()
     {
-        var spec = Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Seconds(1), Specs.Milliseconds(100))
-            .With(s => s.Mode = Mode.RoundTrip);
+        var results = await RunOnEachAsync(RoundTripTransports, t => Specs.Stream(t, publishers: 1, subscribers: 1, Specs.Milliseconds(300), Specs.Milliseconds(100))
+            .With(s => s.Mode = Mode.RoundTrip));
 
-        var result = await _daemon.RunScenarioAsync(spec);
-
-        var expect = new ScenarioExpectations(result, _daemon);
-        var latency = expect.Stats.Latency ?? new LatencyStats();
-        expect.Equal(ScenarioState.Completed, result.State, "state")
-            .Equal(Mode.RoundTrip, result.Spec.Mode, "spec.mode")
-            .That(expect.Stats.MessagesSent > 0, "messages_sent > 0")
-            .Equal(0UL, expect.Stats.MessagesLost, "messages_lost")
-            .Equal(0UL, expect.Stats.MessagesCorrupted, "messages_corrupted")
-            .Equal(LatencyKind.RoundTrip, latency.Kind, "latency.kind")
-            .That(latency.Samples > 0, "latency.samples > 0")
-            .That(latency.P50 is not null && latency.P50.ToTimeSpan() > TimeSpan.Zero, "latency.p50 > 0")
-            .That(latency.P99 is not null && latency.P99.ToTimeSpan() >= latency.P50?.ToTimeSpan(), "latency.p99 >= p50")
-            .Verify();
+        Verify(results, (_, result) =>
+        {
+            var expect = new ScenarioExpectations(result, _daemon);
+            var latency = expect.Stats.Latency ?? new LatencyStats();
+            expect.Equal(ScenarioState.Completed, result.State, "state")
+                .Equal(Mode.RoundTrip, result.Spec.Mode, "spec.mode")
+                .That(expect.Stats.MessagesSent > 0, "messages_sent > 0")
+                .Equal(0UL, expect.Stats.MessagesLost, "messages_lost")
+                .Equal(0UL, expect.Stats.MessagesCorrupted, "messages_corrupted")
+                .Equal(LatencyKind.RoundTrip, latency.Kind, "latency.kind")
+                .That(latency.Samples > 0, "latency.samples > 0")
+                .That(latency.P50 is not null && latency.P50.ToTimeSpan() > TimeSpan.Zero, "latency.p50 > 0")
+                .That(latency.P99 is not null && latency.P99.ToTimeSpan() >= latency.P50?.ToTimeSpan(), "latency.p99 >= p50")
+                .Verify();
+        });
     }
 
-    [Theory]
-    [MemberData(nameof(CrossProcessTransports))]
-    public async Task RateLimited_DeliversTheRequestedRate(string transport)
+    /// <summary>
+    /// Paced publishers send on a schedule and catch up after a stall, so the rate holds with the other transports'
+    /// scenarios beside them; the 2 s window keeps the ±5 % bound meaningful.
+    /// </summary>
+    [Fact]
+    public async Task RateLimited_DeliversTheRequestedRate_OnEveryTransport()
     {
         const double rate = 2000;
-        var spec = Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Seconds(2), Specs.Milliseconds(300))
-            .With(s => s.RatePerPublisher = rate);
+        var results = await RunOnEachAsync(CrossProcessTransports, t => Specs.Stream(t, publishers: 1, subscribers: 1, Specs.Seconds(2), Specs.Milliseconds(300))
+            .With(s => s.RatePerPublisher = rate));
 
-        var result = await _daemon.RunScenarioAsync(spec);
-
-        new ScenarioExpectations(result, _daemon)
+        Verify(results, (_, result) => new ScenarioExpectations(result, _daemon)
             .CompletedWithoutLoss(subscribersPerPublisher: 1)
             .Between(rate * 0.95, rate * 1.05, result.Stats?.MessagesPerSecond ?? 0, "messages_per_second (2000 ± 5 %)")
-            .Verify();
+            .Verify());
+    }
+
+    private Task<Dictionary<string, Scenario>> RunOnEachAsync(IReadOnlyList<string> transports, Func<string, ScenarioSpec> spec)
+    {
+        Assert.InRange(transports.Count, 1, ConcurrentDaemon.MaxCases);
+        return Cases.RunAsync(_daemon, transports.ToDictionary(t => t, spec));
+    }
+
+    private static void Verify(Dictionary<string, Scenario> results, Action<string, Scenario> verify)
+    {
+        var checks = new Cases();
+        foreach (var (transport, result) in results)
+        {
+            checks.Check(transport, () => verify(transport, result));
+        }
+
+        checks.Verify();
     }
 }

@@ -43,9 +43,12 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         await using (var first = await DaemonProcess.StartAsync(Setup))
         {
             using var log = first.LogTo(output);
-            uds = await first.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(1)));
-            channels = await first.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(500)));
+            // Started one after the other (their creation order is what the listing below pages by), run side by side.
+            var startedUds = await first.StartScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(1)));
+            var startedChannels = await first.StartScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(500)));
             var soak = await first.StartScenarioAsync(Specs.Stream("uds", 1, 1, duration: null).With(s => s.RatePerPublisher = 5000));
+            uds = await first.WaitUntilFinishedAsync(startedUds.Id, TimeSpan.FromSeconds(30));
+            channels = await first.WaitUntilFinishedAsync(startedChannels.Id, TimeSpan.FromSeconds(30));
             await first.WaitForStateAsync(soak.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
             stopped = await first.StopScenarioAsync(soak.Id);
             Assert.Equal(ScenarioState.Stopped, stopped.State);
@@ -123,93 +126,118 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         Assert.Equal(StatusCode.NotFound, missing.StatusCode);
     }
 
-    [Fact]
-    public Task SigKill_MidRun_OnShmRing_FailsTheRunningScenario_KeepsOldResults_AndLeavesNothingBehind() =>
-        KillMidRunAsync("shm-ring", (pid, scenario) =>
-            Directory.EnumerateFiles("/dev/shm", $"ipcbench.ring.{pid}.*").Select(Path.GetFileName).OfType<string>().ToList());
-
-    [Iceoryx2Fact]
-    public Task SigKill_MidRun_OnIceoryx2_FailsTheRunningScenario_KeepsOldResults_AndLeavesNothingBehind() =>
-        KillMidRunAsync("iceoryx2", (pid, scenario) =>
-        {
-            var service = string.Create(CultureInfo.InvariantCulture, $"ipcbench/{pid}/{scenario}/all");
-            return Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe) ? [service] : [];
-        });
-
-    /// <summary>Sockets live in the killed daemon's runtime directory, which <see cref="KillMidRunAsync"/> checks for every transport.</summary>
-    [Fact]
-    public Task SigKill_MidRun_OnUds_FailsTheRunningScenario_AndLeavesNoSockets() => KillMidRunAsync("uds", (_, _) => []);
-
-    /// <summary>Each grpc-uds publisher's Kestrel socket lives in the runtime directory too.</summary>
-    [Fact]
-    public Task SigKill_MidRun_OnGrpcUds_FailsTheRunningScenario_AndLeavesNoSockets() => KillMidRunAsync("grpc-uds", (_, _) => []);
-
-    /// <summary>zeromq keeps no files (ephemeral loopback ports die with the process); its agents must still go.</summary>
-    [Fact]
-    public Task SigKill_MidRun_OnZeroMq_FailsTheRunningScenario_AndLeavesNothing() => KillMidRunAsync("zeromq", (_, _) => []);
-
     /// <summary>
-    /// Kills the daemon alone (its agents must notice and exit by themselves) while a scenario runs, then starts a new
-    /// daemon on the same runtime directory and database. <paramref name="leftovers"/> lists what the transport left
-    /// of the killed daemon's scenario (by daemon pid and scenario id); the new daemon must have removed it.
+    /// Kills the daemon alone (its agents must notice and exit by themselves) while a scenario runs on each of these
+    /// transports at once, then starts a new daemon on the same runtime directory and database. Each transport's
+    /// leftovers (what it left of the killed daemon's scenario, by daemon pid and scenario id) must have been removed
+    /// by the new daemon: shm-ring's rings and iceoryx2's services; uds and grpc-uds sockets live in the runtime
+    /// directory checked for all; zeromq keeps no files (its ephemeral loopback ports die with the process) but its
+    /// agents must still go.
     /// </summary>
-    private async Task KillMidRunAsync(string transport, Func<int, string, List<string>> leftovers)
+    [Fact]
+    public async Task SigKill_MidRun_OnEveryTransportAtOnce_FailsEachRunningScenario_KeepsOldResults_AndLeavesNothingBehind()
     {
-        Scenario old;
-        string running;
+        var leftovers = new Dictionary<string, Func<int, string, List<string>>>
+        {
+            ["shm-ring"] = (pid, _) => Directory.EnumerateFiles("/dev/shm", $"ipcbench.ring.{pid}.*").Select(Path.GetFileName).OfType<string>().ToList(),
+            ["uds"] = (_, _) => [],
+            ["grpc-uds"] = (_, _) => [],
+            ["zeromq"] = (_, _) => [],
+        };
+        if (Iceoryx2Availability.SkipReason is null)
+        {
+            leftovers["iceoryx2"] = (pid, scenario) =>
+            {
+                var service = string.Create(CultureInfo.InvariantCulture, $"ipcbench/{pid}/{scenario}/all");
+                return Iceoryx2Library.ServiceExists(service, Iceoryx2MessagingPattern.PublishSubscribe) ? [service] : [];
+            };
+        }
+
+        var transports = leftovers.Keys.ToList();
+        // Each transport's finished scenario and its running one at once.
+        var setup = Setup with { Configuration = [string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxConcurrentScenarios={2 * transports.Count}")] };
+        var checks = new Cases();
+        Dictionary<string, Scenario> old;
+        Dictionary<string, string> running;
         int killedPid;
         string killedRuntime;
-        await using (var first = await DaemonProcess.StartAsync(Setup))
+        await using (var first = await DaemonProcess.StartAsync(setup))
         {
             using var log = first.LogTo(output);
-            old = await first.RunScenarioAsync(Specs.Stream(transport, 1, 2, Specs.Seconds(1)));
-            new ScenarioExpectations(old, first).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
-
-            var started = await first.StartScenarioAsync(Specs.Stream(transport, 1, 2, duration: null)
-                .With(s => { s.RatePerPublisher = 5000; s.WaitStrategy = WaitStrategy.Block; }));
-            running = started.Id;
-            // Past the first tick, so the database holds a running snapshot with stats and a series point.
-            await first.WaitForAsync(running, s => s.State == ScenarioState.Running && s.LastInterval is not null, TimeSpan.FromSeconds(30), "to run a tick");
-            // The writer thread is a few milliseconds behind the tick: give it those before the crash.
-            await Task.Delay(300);
-            _agents.AddRange(first.Agents());
-            Assert.Equal(2, _agents.Count);
-            killedPid = first.Pid;
-            killedRuntime = first.RuntimeDirectory;
-            Assert.True(Directory.Exists(killedRuntime), killedRuntime);
-            if (transport == "shm-ring")
+            // Completion without loss is what the restart must keep: a few hundred milliseconds of traffic show it. Run
+            // beside the soaks below, so that both sets of agents start together; it must end before the crash.
+            var finishing = Cases.RunAsync(first, transports.ToDictionary(t => t, t => Specs.Stream(t, 1, 2, Specs.Milliseconds(300))));
+            running = await Cases.AllAsync(transports, async transport =>
             {
-                Assert.NotEmpty(leftovers(killedPid, running));
+                var started = await first.StartScenarioAsync(Specs.Stream(transport, 1, 2, duration: null)
+                    .With(s => { s.RatePerPublisher = 5000; s.WaitStrategy = WaitStrategy.Block; }));
+                // Past the first tick, so the database holds a running snapshot with stats and a series point.
+                await first.WaitForAsync(started.Id, s => s.State == ScenarioState.Running && s.LastInterval is not null, TimeSpan.FromSeconds(30), "to run a tick");
+                return started.Id;
+            });
+            old = await finishing;
+            foreach (var (transport, scenario) in old)
+            {
+                checks.Check(transport, new ScenarioExpectations(scenario, first).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify);
             }
 
+            checks.Verify();
+
+            // The writer thread is a few milliseconds behind the tick: give it those before the crash.
+            await Task.Delay(300);
+            killedPid = first.Pid;
+            killedRuntime = first.RuntimeDirectory;
+            foreach (var transport in transports)
+            {
+                var agents = first.AgentsOf(running[transport]);
+                _agents.AddRange(agents);
+                checks.Check(transport, () => Assert.True(agents.Count == 2, $"expected 2 agents of scenario {running[transport]}, found: {string.Join("; ", agents)}"));
+            }
+
+            checks.Check("shm-ring", () => Assert.NotEmpty(leftovers["shm-ring"](killedPid, running["shm-ring"])));
+            checks.Verify();
+            Assert.True(Directory.Exists(killedRuntime), killedRuntime);
+
             await first.KillAsync();
-            output.WriteLine($"killed daemon {killedPid} while scenario {running} ran; its agents: {string.Join("; ", _agents)}");
+            output.WriteLine($"killed daemon {killedPid} while scenarios {string.Join(", ", running)} ran; their agents: {string.Join("; ", _agents)}");
         }
 
         // Orphaned agents watch their parent and exit on their own.
         await Poll.UntilAsync(() => _agents.All(a => !a.IsAlive), TimeSpan.FromSeconds(10),
             () => $"agents still running after their daemon was killed: {string.Join("; ", _agents.Where(a => a.IsAlive))}");
 
-        await using var second = await DaemonProcess.StartAsync(Setup);
+        await using var second = await DaemonProcess.StartAsync(setup);
         using var secondLog = second.LogTo(output);
+        foreach (var transport in transports)
+        {
+            var failed = await second.GetScenarioAsync(running[transport]);
+            var stored = await second.GetScenarioAsync(old[transport].Id);
+            checks.Check(transport, () =>
+            {
+                Assert.Equal(ScenarioState.Failed, failed.State);
+                Assert.Equal("daemon restarted", failed.Error);
+                Assert.NotNull(failed.EndedAt);
+                Assert.True(failed.EndedAt.ToDateTime() >= failed.CreatedAt.ToDateTime(), failed.ToString());
+                Assert.Equal(transport, failed.Spec.Transport);
+                Assert.True(failed.Stats is { MessagesSent: > 0 }, $"the last stored snapshot of the killed run had no stats: {failed}");
+                Assert.Equal(old[transport], stored);
+                Assert.Empty(leftovers[transport](killedPid, running[transport]));
+            });
+        }
 
-        var failed = await second.GetScenarioAsync(running);
-        Assert.Equal(ScenarioState.Failed, failed.State);
-        Assert.Equal("daemon restarted", failed.Error);
-        Assert.NotNull(failed.EndedAt);
-        Assert.True(failed.EndedAt.ToDateTime() >= failed.CreatedAt.ToDateTime(), failed.ToString());
-        Assert.Equal(transport, failed.Spec.Transport);
-        Assert.True(failed.Stats is { MessagesSent: > 0 }, $"the last stored snapshot of the killed run had no stats: {failed}");
-        Assert.Equal(old, await second.GetScenarioAsync(old.Id));
-        Assert.Equal([running], await IdsAsync(second, new ListScenariosRequest { State = ScenarioState.Failed }));
+        checks.Verify();
+        Assert.Equal(running.Values.Order(), (await IdsAsync(second, new ListScenariosRequest { State = ScenarioState.Failed })).Order());
         Assert.Contains("marked FAILED", second.Output.Text, StringComparison.Ordinal);
-
         Assert.False(Directory.Exists(killedRuntime), $"the killed daemon's runtime directory {killedRuntime} (its sockets) survived the restart");
-        Assert.Empty(leftovers(killedPid, running));
 
-        // And the transport works on the restarted daemon.
-        var next = await second.RunScenarioAsync(Specs.Stream(transport, 1, 2, Specs.Seconds(1)));
-        new ScenarioExpectations(next, second).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
+        // And every transport works on the restarted daemon.
+        var next = await Cases.RunAsync(second, transports.ToDictionary(t => t, t => Specs.Stream(t, 1, 2, Specs.Milliseconds(300))));
+        foreach (var (transport, scenario) in next)
+        {
+            checks.Check(transport, new ScenarioExpectations(scenario, second).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify);
+        }
+
+        checks.Verify();
     }
 
     [Fact]
@@ -235,12 +263,13 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         Assert.Contains(result.Id, await IdsAsync(daemon, new ListScenariosRequest()));
     }
 
+    /// <summary>A store contract: two in-process hosts, one after the other, on one database file are the restart.</summary>
     [Fact]
     public async Task Retention_AppliesToTheDatabase_AcrossARestart()
     {
-        var setup = Setup with { Configuration = ["--IpcBench:MaxRetainedScenarios=2"] };
+        string[] setup = [$"--IpcBench:DatabasePath={Setup.DatabasePath}", "--IpcBench:MaxRetainedScenarios=2"];
         var ids = new List<string>();
-        await using (var first = await DaemonProcess.StartAsync(setup))
+        await using (var first = await InProcessDaemon.StartAsync(setup))
         {
             using var log = first.LogTo(output);
             for (int i = 0; i < 3; i++)
@@ -249,7 +278,7 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
             }
         }
 
-        await using var second = await DaemonProcess.StartAsync(setup);
+        await using var second = await InProcessDaemon.StartAsync(setup);
         using var secondLog = second.LogTo(output);
         Assert.Equal([ids[2], ids[1]], await IdsAsync(second, new ListScenariosRequest()));
         var gone = await Assert.ThrowsAsync<RpcException>(() => second.GetScenarioAsync(ids[0]));
@@ -262,8 +291,9 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         await using var daemon = await DaemonProcess.StartAsync(Setup);
         using var log = daemon.LogTo(output);
         var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(1)).With(s => s.RatePerPublisher = 20_000);
-        var baseline = await daemon.RunScenarioAsync(spec);
-        var candidate = await daemon.RunScenarioAsync(spec.With(s => s.PayloadBytes = 128));
+        // Side by side: a comparison reads two finished records, whenever they ran.
+        var runs = await Cases.RunAsync(daemon, new Dictionary<string, ScenarioSpec> { ["baseline"] = spec, ["candidate"] = spec.With(s => s.PayloadBytes = 128) });
+        var (baseline, candidate) = (runs["baseline"], runs["candidate"]);
 
         var result = await daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = baseline.Id, CandidateId = candidate.Id });
 
@@ -297,6 +327,6 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         Assert.StartsWith("threshold_percent: ", threshold.Status.Detail, StringComparison.Ordinal);
     }
 
-    private static async Task<List<string>> IdsAsync(DaemonProcess daemon, ListScenariosRequest request) =>
+    private static async Task<List<string>> IdsAsync(DaemonClient daemon, ListScenariosRequest request) =>
         [.. (await daemon.ListScenariosAsync(request)).Scenarios.Select(s => s.Id)];
 }
