@@ -26,13 +26,12 @@ public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper
         string instance = $"127.0.0.1:{daemon.MetricsPort}";
 
         // Rate-limited (2 × 20k msg/s, 4 deliveries each): load enough to measure, room enough that scrapes stay on time.
-        var runs = new List<Scenario>();
-        foreach (var transport in (string[])["uds", "tcp"])
+        // Both transports side by side: every query names its scenario or transport.
+        var runs = (await Task.WhenAll(((string[])["uds", "tcp"]).Select(transport => daemon.RunScenarioAsync(
+            Specs.Stream(transport, publishers: 2, subscribers: 2, Duration, Warmup, payloadBytes: 1024).With(s => s.RatePerPublisher = 20_000))))).ToList();
+        foreach (var result in runs)
         {
-            var spec = Specs.Stream(transport, publishers: 2, subscribers: 2, Duration, Warmup, payloadBytes: 1024).With(s => s.RatePerPublisher = 20_000);
-            var result = await daemon.RunScenarioAsync(spec);
             new ScenarioExpectations(result, daemon).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
-            runs.Add(result);
         }
 
         // Until a scrape after both ended is in the TSDB: their end times, which only finished scenarios have.
