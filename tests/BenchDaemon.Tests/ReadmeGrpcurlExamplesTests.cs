@@ -11,10 +11,11 @@ namespace IpcBench.Daemon.Tests;
 /// README's control-plane block (every <c>$G … $D …</c> command under "The daemon and its control plane") run as
 /// written, through bash, with the real grpcurl and jq, against a real daemon. Only what a reader would fill in is
 /// filled in: the address, and the &lt;id&gt;-style placeholders from the answers of the commands before them. The
-/// token and TLS examples of "Exposing the daemon" (docs/control-plane.md) are run by ControlPlaneSecurityTests.
+/// token and TLS examples of "Exposing the daemon" (docs/control-plane.md) are run by ControlPlaneSecurityTests. The
+/// shared daemon: the block's limits are within its own, and the test stops what the block leaves running.
 /// </summary>
 [Collection(DaemonCollection.Name)]
-public sealed partial class ReadmeGrpcurlExamplesTests(ITestOutputHelper output) : IDisposable
+public sealed partial class ReadmeGrpcurlExamplesTests(SharedDaemon shared, ITestOutputHelper output) : IDisposable
 {
     private readonly string _workDirectory = Directory.CreateTempSubdirectory("ipcbench-readme-").FullName;
 
@@ -26,8 +27,27 @@ public sealed partial class ReadmeGrpcurlExamplesTests(ITestOutputHelper output)
         var commands = ControlPlaneBlock();
         Assert.True(commands.Count >= 20, $"README's control-plane block has {commands.Count} commands; did its first line change?\n{string.Join('\n', commands)}");
 
-        await using var daemon = await DaemonProcess.StartAsync();
+        var daemon = shared.Daemon;
         using var log = daemon.LogTo(output);
+        try
+        {
+            await RunAsync(commands, daemon);
+        }
+        finally
+        {
+            // Leave nothing running: the block starts soaks and 5 s runs it does not wait for.
+            foreach (var scenario in await daemon.ListScenariosAsync())
+            {
+                if (!ScenarioStates.IsFinished(scenario))
+                {
+                    await daemon.StopScenarioAsync(scenario.Id);
+                }
+            }
+        }
+    }
+
+    private async Task RunAsync(List<string> commands, DaemonProcess daemon)
+    {
         // Two finished runs of one spec: what the export's <id2> and the compare's <old>/<new> stand for. Side by side:
         // the commands only need them finished.
         var runs = await Task.WhenAll(Enumerable.Range(0, 2).Select(_ => daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Milliseconds(500)))));
@@ -80,15 +100,6 @@ public sealed partial class ReadmeGrpcurlExamplesTests(ITestOutputHelper output)
         Assert.Contains("\"scenarios\"", await File.ReadAllTextAsync(Path.Combine(_workDirectory, "scenarios.json")), StringComparison.Ordinal);
         Assert.StartsWith("id,", await File.ReadAllTextAsync(Path.Combine(_workDirectory, "scenarios.csv")), StringComparison.Ordinal);
         Assert.StartsWith("scenario_id,", await File.ReadAllTextAsync(Path.Combine(_workDirectory, "series.csv")), StringComparison.Ordinal);
-
-        // Leave nothing running: the block starts soaks and 5 s runs it does not wait for.
-        foreach (var scenario in await daemon.ListScenariosAsync())
-        {
-            if (!ScenarioStates.IsFinished(scenario))
-            {
-                await daemon.StopScenarioAsync(scenario.Id);
-            }
-        }
     }
 
     /// <summary>
