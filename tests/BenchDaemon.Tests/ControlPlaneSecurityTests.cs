@@ -12,17 +12,18 @@ namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// Exposing the daemon: the bearer token on the control port (required off loopback or when asked for), TLS, and the
-/// start-up refusals that name the option to fix. Each test starts its own daemon with the settings under test.
+/// start-up refusals that name the option to fix. Each test starts its own daemon with the settings under test; the
+/// refusals are started together (<see cref="SecurityRefusals"/>).
 /// </summary>
 [Collection(DaemonCollection.Name)]
-public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDisposable
+public sealed class ControlPlaneSecurityTests(SecurityRefusals refusals, ITestOutputHelper output) : IDisposable, IClassFixture<SecurityRefusals>
 {
     private const string TokenVariable = "IPCBENCH_CONTROL_TOKEN";
 
     /// <summary>Where docs/control-plane.md's grpcurl reads the token from (-expand-headers), so it is never in argv.</summary>
     private const string ClientTokenVariable = "IPCBENCH_TOKEN";
     private const string ListTransports = "/ipcbench.v1.BenchControl/ListTransports";
-    private static readonly string Token = Convert.ToHexString(RandomNumberGenerator.GetBytes(24));
+    internal static readonly string Token = Convert.ToHexString(RandomNumberGenerator.GetBytes(24));
 
     private readonly string _directory = Directory.CreateTempSubdirectory("ipcbench-security-").FullName;
 
@@ -31,7 +32,7 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
     [Fact]
     public async Task NonLoopbackAddress_WithoutAToken_RefusesToStart_NamingTheOptions()
     {
-        var (exitCode, text) = await DaemonProcess.StartExpectingRefusalAsync(new DaemonSettings { ListenHost = "0.0.0.0" });
+        var (exitCode, text) = await refusals.Daemons.ResultAsync(SecurityRefusals.NonLoopbackWithoutToken);
 
         Assert.Equal(2, exitCode);
         Assert.Contains("IpcBench:ControlAddress '0.0.0.0:", text, StringComparison.Ordinal);
@@ -55,22 +56,12 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
     [MemberData(nameof(Refusals))]
     public async Task BadSecuritySettings_RefuseToStart_NamingTheProblem(string @case, string[] configuration, string expected)
     {
-        WriteTlsFiles();
-        WriteSecret("token-644", Token, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
-        WriteSecret("short-token", "abc");
-        using (var other = ECDsa.Create(ECCurve.NamedCurves.nistP256))
-        {
-            WriteSecret("other-key.pem", other.ExportPkcs8PrivateKeyPem());
-        }
+        // Started by the fixture with this case's configuration, {dir} its directory.
+        var (exitCode, text) = await refusals.Daemons.ResultAsync(@case);
 
-        var (exitCode, text) = await DaemonProcess.StartExpectingRefusalAsync(new DaemonSettings
-        {
-            Configuration = [.. configuration.Select(c => c.Replace("{dir}", _directory, StringComparison.Ordinal))],
-        });
-
-        output.WriteLine($"{@case}:\n{text}");
+        output.WriteLine($"{@case} ({string.Join(' ', configuration)}):\n{text}");
         Assert.Equal(2, exitCode);
-        Assert.Contains(expected.Replace("{dir}", _directory, StringComparison.Ordinal), text, StringComparison.Ordinal);
+        Assert.Contains(expected.Replace("{dir}", refusals.Directory, StringComparison.Ordinal), text, StringComparison.Ordinal);
         Assert.DoesNotContain("   at ", text, StringComparison.Ordinal);
     }
 
@@ -78,7 +69,7 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
     [Fact]
     public async Task NonLoopbackAddress_WithATokenFile_ServesOnlyCallsCarryingIt()
     {
-        var tokenFile = WriteSecret("token", Token + "\n");
+        var tokenFile = WriteSecret(_directory, "token", Token + "\n");
         await using var daemon = await DaemonProcess.StartAsync(new DaemonSettings
         {
             ListenHost = "0.0.0.0",
@@ -126,7 +117,7 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
     [GrpcurlFact]
     public async Task TlsAndToken_WithGrpcurl_AsTheReadmeShowsIt()
     {
-        var (certificate, key) = WriteTlsFiles();
+        var (certificate, key) = WriteTlsFiles(_directory);
         using var trusted = X509Certificate2.CreateFromPem(File.ReadAllText(certificate));
         await using var daemon = await DaemonProcess.StartAsync(new DaemonSettings
         {
@@ -171,7 +162,7 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
         Assert.Contains(await daemon.ListTransportsAsync(), t => t.Id == "uds");
     }
 
-    private (string Certificate, string Key) WriteTlsFiles()
+    internal static (string Certificate, string Key) WriteTlsFiles(string directory)
     {
         using var key = ECDsa.Create(ECCurve.NamedCurves.nistP256);
         var request = new CertificateRequest("CN=localhost", key, HashAlgorithmName.SHA256);
@@ -181,14 +172,14 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
         request.CertificateExtensions.Add(names.Build());
         request.CertificateExtensions.Add(new X509BasicConstraintsExtension(certificateAuthority: false, hasPathLengthConstraint: false, 0, critical: true));
         using var certificate = request.CreateSelfSigned(DateTimeOffset.UtcNow.AddMinutes(-5), DateTimeOffset.UtcNow.AddDays(1));
-        var certificatePath = Path.Combine(_directory, "cert.pem");
+        var certificatePath = Path.Combine(directory, "cert.pem");
         File.WriteAllText(certificatePath, certificate.ExportCertificatePem());
-        return (certificatePath, WriteSecret("key.pem", key.ExportPkcs8PrivateKeyPem()));
+        return (certificatePath, WriteSecret(directory, "key.pem", key.ExportPkcs8PrivateKeyPem()));
     }
 
-    private string WriteSecret(string name, string content, UnixFileMode mode = UnixFileMode.UserRead | UnixFileMode.UserWrite)
+    internal static string WriteSecret(string directory, string name, string content, UnixFileMode mode = UnixFileMode.UserRead | UnixFileMode.UserWrite)
     {
-        var path = Path.Combine(_directory, name);
+        var path = Path.Combine(directory, name);
         File.WriteAllText(path, content);
         File.SetUnixFileMode(path, mode);
         return path;
@@ -199,5 +190,50 @@ public sealed class ControlPlaneSecurityTests(ITestOutputHelper output) : IDispo
         var result = await GrpcurlRunner.RunAsync(arguments, new Dictionary<string, string> { [ClientTokenVariable] = Token });
         output.WriteLine($"$ {result.CommandLine.Replace(Token, "<token>", StringComparison.Ordinal)}\n{result.Stdout}{result.Stderr}");
         return (result.ExitCode, result.Stdout, result.Stderr);
+    }
+}
+
+/// <summary>
+/// The files the refusal cases name (a certificate and its key, a key of another one, a token readable by others, a
+/// short one) and one daemon per refusal case of <see cref="ControlPlaneSecurityTests"/>, started together.
+/// </summary>
+public sealed class SecurityRefusals : IAsyncLifetime
+{
+    public const string NonLoopbackWithoutToken = "non-loopback address without a token";
+
+    public SecurityRefusals()
+    {
+        Daemons = new RefusingDaemons(() =>
+        {
+            ControlPlaneSecurityTests.WriteTlsFiles(Directory);
+            ControlPlaneSecurityTests.WriteSecret(Directory, "token-644", ControlPlaneSecurityTests.Token,
+                UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
+            ControlPlaneSecurityTests.WriteSecret(Directory, "short-token", "abc");
+            using (var other = ECDsa.Create(ECCurve.NamedCurves.nistP256))
+            {
+                ControlPlaneSecurityTests.WriteSecret(Directory, "other-key.pem", other.ExportPkcs8PrivateKeyPem());
+            }
+
+            var cases = new Dictionary<string, DaemonSettings> { [NonLoopbackWithoutToken] = new() { ListenHost = "0.0.0.0" } };
+            foreach (var row in ControlPlaneSecurityTests.Refusals)
+            {
+                var configuration = (string[])row[1];
+                cases.Add((string)row[0], new() { Configuration = [.. configuration.Select(c => c.Replace("{dir}", Directory, StringComparison.Ordinal))] });
+            }
+
+            return cases;
+        });
+    }
+
+    public string Directory { get; } = System.IO.Directory.CreateTempSubdirectory("ipcbench-security-refusals-").FullName;
+
+    internal RefusingDaemons Daemons { get; }
+
+    public Task InitializeAsync() => Task.CompletedTask;
+
+    public async Task DisposeAsync()
+    {
+        await Daemons.WaitForAllAsync();
+        System.IO.Directory.Delete(Directory, recursive: true);
     }
 }

@@ -6,11 +6,11 @@ using Xunit.Abstractions;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
-/// The dashboards against real data: a daemon, a real Prometheus scraping it every second, a 2:2 scenario on two
-/// transports, and every PromQL expression of every dashboard evaluated through Prometheus' HTTP API.
+/// The dashboards against real data: a daemon, a real Prometheus scraping it every second (one pair for the class),
+/// a 2:2 scenario on two transports, and every PromQL expression of every dashboard evaluated through Prometheus' HTTP API.
 /// </summary>
 [Collection(DaemonCollection.Name)]
-public sealed class DashboardQueryTests(ITestOutputHelper output)
+public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper output) : IClassFixture<ScrapedDaemon>
 {
     /// <summary>Grafana's $__rate_interval for a 1 s scrape interval: max(4 × scrape interval, $__interval + scrape interval).</summary>
     private const string RateInterval = "4s";
@@ -21,26 +21,23 @@ public sealed class DashboardQueryTests(ITestOutputHelper output)
     [PrometheusFact]
     public async Task EveryDashboardQuery_ReturnsData_ForA2To2RunOnUdsAndTcp_AndCpuStaysInRange()
     {
-        PrometheusTools.EnsureInstalled();
-        await using var daemon = await DaemonProcess.StartAsync();
+        var (daemon, prometheus) = await scraped.GetAsync();
         using var log = daemon.LogTo(output);
-        await using var prometheus = await PrometheusServer.StartAsync(daemon.MetricsPort);
-        await prometheus.WaitForTargetUpAsync(TimeSpan.FromSeconds(20));
         string instance = $"127.0.0.1:{daemon.MetricsPort}";
 
         // Rate-limited (2 × 20k msg/s, 4 deliveries each): load enough to measure, room enough that scrapes stay on time.
-        var runs = new List<Scenario>();
-        foreach (var transport in (string[])["uds", "tcp"])
+        // Both transports side by side: every query names its scenario or transport.
+        var runs = (await Task.WhenAll(((string[])["uds", "tcp"]).Select(transport => daemon.RunScenarioAsync(
+            Specs.Stream(transport, publishers: 2, subscribers: 2, Duration, Warmup, payloadBytes: 1024).With(s => s.RatePerPublisher = 20_000))))).ToList();
+        foreach (var result in runs)
         {
-            var spec = Specs.Stream(transport, publishers: 2, subscribers: 2, Duration, Warmup, payloadBytes: 1024).With(s => s.RatePerPublisher = 20_000);
-            var result = await daemon.RunScenarioAsync(spec);
             new ScenarioExpectations(result, daemon).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
-            runs.Add(result);
         }
 
-        // Two more scrapes, so the finished state (end times, COMPLETED) is in the TSDB.
-        await Task.Delay(TimeSpan.FromSeconds(2.5));
-        var afterAll = DateTimeOffset.UtcNow;
+        // Until a scrape after both ended is in the TSDB: their end times, which only finished scenarios have.
+        var afterAll = await UntilScrapedAsync(prometheus,
+            $"ipcbench_scenario_end_time_seconds{{instance=\"{instance}\", scenario=~\"{string.Join('|', runs.Select(r => r.Id))}\"}}",
+            samples => samples.Count == runs.Count, "the end times of both scenarios");
 
         var failures = new List<string>();
         int evaluated = 0;
@@ -125,74 +122,105 @@ public sealed class DashboardQueryTests(ITestOutputHelper output)
     [PrometheusFact]
     public async Task SuiteRowQueries_ShowTheRunningSuite()
     {
-        PrometheusTools.EnsureInstalled();
-        await using var daemon = await DaemonProcess.StartAsync();
+        var (daemon, prometheus) = await scraped.GetAsync();
         using var log = daemon.LogTo(output);
-        await using var prometheus = await PrometheusServer.StartAsync(daemon.MetricsPort);
-        await prometheus.WaitForTargetUpAsync(TimeSpan.FromSeconds(20));
+        string instance = $"127.0.0.1:{daemon.MetricsPort}";
         var queries = Dashboards.Files.SelectMany(Dashboards.Queries).Where(q => q.Expression.Contains("ipcbench_suite_", StringComparison.Ordinal)).ToList();
         Assert.True(queries.Count >= 4, $"only {queries.Count} suite queries in the dashboards");
 
-        // 4 payloads x 2 rounds of channels, 1.5 s each after 0.5 s warmup: about 20 s, long enough to look at mid-way.
+        // 4 payloads x 2 rounds of channels, 1 s each after 0.5 s warmup: about 14 s, long enough to look at mid-way.
         var spec = new SuiteSpec
         {
-            Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(TimeSpan.FromSeconds(1.5)),
+            Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(TimeSpan.FromSeconds(1)),
             Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(TimeSpan.FromSeconds(0.5)),
             Repetitions = 2,
         };
         spec.Transports.Add("channels");
         spec.PayloadBytes.AddRange([8, 64, 512, 4096]);
         var started = await daemon.Control.StartSuiteAsync(new StartSuiteRequest { Spec = spec });
-        Suite suite;
+        // The daemon is shared with the other test: never leave the suite running, whatever fails.
+        try
+        {
+            Suite suite;
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            do
+            {
+                await Task.Delay(100);
+                suite = await daemon.Control.GetSuiteAsync(new GetSuiteRequest { Id = started.Id });
+            }
+            while (suite.ScenariosDone < 2 && suite.State is SuiteState.Pending or SuiteState.Running && clock.Elapsed < TimeSpan.FromSeconds(120));
+
+            Assert.True(suite.ScenariosDone >= 2 && suite.State == SuiteState.Running, $"the suite is not running past its second scenario: {suite}");
+            // Until Prometheus has scraped the second finish: the scrape before it (1 s earlier, inside the 4 s rate window)
+            // still had fewer done, so the gauges have moved within the window.
+            var at = await UntilScrapedAsync(prometheus, $"ipcbench_suite_scenarios_done{{instance=\"{instance}\"}} >= 2", samples => samples.Count == 1,
+                "the suite's second finished scenario");
+            var values = new Dictionary<string, string> { ["instance"] = instance, ["__rate_interval"] = RateInterval };
+            var failures = new List<string>();
+            var seen = new Dictionary<string, double>();
+            foreach (var query in queries)
+            {
+                var expression = Dashboards.Substitute(query.Expression, values);
+                var samples = (await prometheus.QueryAsync(expression, at)).Where(s => double.IsFinite(s.Value)).ToList();
+                output.WriteLine($"{query} -> {string.Join("; ", samples)}");
+                if (samples.Count != 1)
+                {
+                    failures.Add($"{query}: {samples.Count} finite series, expected one (the daemon)\n      {expression}");
+                    continue;
+                }
+
+                seen[expression] = samples[0].Value;
+            }
+
+            // What each series must say mid-way through an 8-scenario suite, whichever panel shows it.
+            foreach (var (expression, value) in seen)
+            {
+                bool ok = expression switch
+                {
+                    _ when expression.StartsWith("100 *", StringComparison.Ordinal) => value > 0 && value < 100,
+                    _ when expression.Contains("rate(ipcbench_suite_scenarios_completed_total", StringComparison.Ordinal) => value > 0,
+                    _ when expression.Contains("ipcbench_suite_active", StringComparison.Ordinal) => value == 1,
+                    _ when expression.Contains("ipcbench_suite_scenarios_done", StringComparison.Ordinal) => value >= 2 && value < 8,
+                    _ when expression.Contains("ipcbench_suite_scenarios{", StringComparison.Ordinal) => value == 8,
+                    _ => true,
+                };
+                if (!ok)
+                {
+                    failures.Add($"{expression} = {value} while suite {suite.Id} is running with {suite.ScenariosDone} of {suite.ScenariosTotal} done");
+                }
+            }
+
+            Assert.True(failures.Count == 0,
+                $"{failures.Count} suite queries failed:\n  - {string.Join("\n  - ", failures)}\n{daemon.Output.Describe()}\n--- prometheus ---\n{prometheus.Output.Describe()}");
+        }
+        finally
+        {
+            await daemon.Control.StopSuiteAsync(new StopSuiteRequest { Id = started.Id });
+        }
+    }
+
+    /// <summary>
+    /// Polls <paramref name="expression"/> at the current time until <paramref name="done"/> holds for what Prometheus
+    /// answers; returns that time. The condition the test would otherwise sleep for, looked at rather than waited out.
+    /// </summary>
+    private static async Task<DateTimeOffset> UntilScrapedAsync(PrometheusServer prometheus, string expression, Func<IReadOnlyList<PromSample>, bool> done, string what)
+    {
         var clock = System.Diagnostics.Stopwatch.StartNew();
-        do
+        while (true)
         {
-            await Task.Delay(100);
-            suite = await daemon.Control.GetSuiteAsync(new GetSuiteRequest { Id = started.Id });
-        }
-        while (suite.ScenariosDone < 2 && suite.State is SuiteState.Pending or SuiteState.Running && clock.Elapsed < TimeSpan.FromSeconds(120));
-
-        Assert.True(suite.ScenariosDone >= 2 && suite.State == SuiteState.Running, $"the suite is not running past its second scenario: {suite}");
-        // Two scrapes after a scenario finished: inside the 4 s rate window, and the gauges have moved.
-        await Task.Delay(TimeSpan.FromSeconds(2.2));
-        var at = DateTimeOffset.UtcNow;
-        var values = new Dictionary<string, string> { ["instance"] = $"127.0.0.1:{daemon.MetricsPort}", ["__rate_interval"] = RateInterval };
-        var failures = new List<string>();
-        var seen = new Dictionary<string, double>();
-        foreach (var query in queries)
-        {
-            var expression = Dashboards.Substitute(query.Expression, values);
-            var samples = (await prometheus.QueryAsync(expression, at)).Where(s => double.IsFinite(s.Value)).ToList();
-            output.WriteLine($"{query} -> {string.Join("; ", samples)}");
-            if (samples.Count != 1)
+            var now = DateTimeOffset.UtcNow;
+            var samples = await prometheus.QueryAsync(expression, now);
+            if (done(samples))
             {
-                failures.Add($"{query}: {samples.Count} finite series, expected one (the daemon)\n      {expression}");
-                continue;
+                return now;
             }
 
-            seen[expression] = samples[0].Value;
-        }
-
-        // What each series must say mid-way through an 8-scenario suite, whichever panel shows it.
-        foreach (var (expression, value) in seen)
-        {
-            bool ok = expression switch
+            if (clock.Elapsed > TimeSpan.FromSeconds(30))
             {
-                _ when expression.StartsWith("100 *", StringComparison.Ordinal) => value > 0 && value < 100,
-                _ when expression.Contains("rate(ipcbench_suite_scenarios_completed_total", StringComparison.Ordinal) => value > 0,
-                _ when expression.Contains("ipcbench_suite_active", StringComparison.Ordinal) => value == 1,
-                _ when expression.Contains("ipcbench_suite_scenarios_done", StringComparison.Ordinal) => value >= 2 && value < 8,
-                _ when expression.Contains("ipcbench_suite_scenarios{", StringComparison.Ordinal) => value == 8,
-                _ => true,
-            };
-            if (!ok)
-            {
-                failures.Add($"{expression} = {value} while suite {suite.Id} is running with {suite.ScenariosDone} of {suite.ScenariosTotal} done");
+                throw new Xunit.Sdk.XunitException($"Prometheus did not scrape {what} within 30 s: {expression} -> [{string.Join("; ", samples)}]\n{prometheus.Output.Describe()}");
             }
-        }
 
-        await daemon.Control.StopSuiteAsync(new StopSuiteRequest { Id = started.Id });
-        Assert.True(failures.Count == 0,
-            $"{failures.Count} suite queries failed:\n  - {string.Join("\n  - ", failures)}\n{daemon.Output.Describe()}\n--- prometheus ---\n{prometheus.Output.Describe()}");
+            await Task.Delay(200);
+        }
     }
 }

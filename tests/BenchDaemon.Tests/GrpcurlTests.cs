@@ -39,9 +39,12 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
     [GrpcurlFact]
     public async Task ExportScenarios_AsJsonAndCsv_AndCompareScenarios_AsTheReadmeShowsThem()
     {
+        // Two runs side by side; started one after the other, so the second is the newer.
         var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(1)).With(s => s.RatePerPublisher = 20_000);
-        var first = await _daemon.RunScenarioAsync(spec);
-        var second = await _daemon.RunScenarioAsync(spec);
+        var startedFirst = await _daemon.StartScenarioAsync(spec);
+        var startedSecond = await _daemon.StartScenarioAsync(spec);
+        var first = await _daemon.WaitUntilFinishedAsync(startedFirst.Id, TimeSpan.FromSeconds(60));
+        var second = await _daemon.WaitUntilFinishedAsync(startedSecond.Id, TimeSpan.FromSeconds(60));
 
         string content;
         using (var json = JsonDocument.Parse(await GrpcurlAsync(["-d", $$"""{"ids":["{{first.Id}}","{{second.Id}}"],"format":"EXPORT_FORMAT_JSON"}"""],
@@ -199,8 +202,8 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
             soak = started.RootElement.GetProperty("id").GetString()!;
         }
 
-        await _daemon.WaitForStateAsync(soak, IpcBench.V1.ScenarioState.Running, TimeSpan.FromSeconds(30));
-        await Task.Delay(1000);
+        // Stopped once it has delivered something, so the result has a count to show.
+        await _daemon.WaitForAsync(soak, s => s.State == IpcBench.V1.ScenarioState.Running && s.Stats is { MessagesReceived: > 0 }, TimeSpan.FromSeconds(30), "to run and receive");
         using (var stopped = JsonDocument.Parse(await GrpcurlAsync(["-d", $"{{\"id\":\"{soak}\"}}"], "ipcbench.v1.BenchControl/StopScenario")))
         {
             Assert.Equal("SCENARIO_STATE_STOPPED", stopped.RootElement.GetProperty("state").GetString());

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Text.Json;
 using System.Text.RegularExpressions;
 using IpcBench.Daemon.Tests.Infrastructure;
+using IpcBench.V1;
 using Xunit.Abstractions;
 
 namespace IpcBench.Daemon.Tests;
@@ -10,10 +11,11 @@ namespace IpcBench.Daemon.Tests;
 /// README's control-plane block (every <c>$G … $D …</c> command under "The daemon and its control plane") run as
 /// written, through bash, with the real grpcurl and jq, against a real daemon. Only what a reader would fill in is
 /// filled in: the address, and the &lt;id&gt;-style placeholders from the answers of the commands before them. The
-/// token and TLS examples of "Exposing the daemon" (docs/control-plane.md) are run by ControlPlaneSecurityTests.
+/// token and TLS examples of "Exposing the daemon" (docs/control-plane.md) are run by ControlPlaneSecurityTests. The
+/// shared daemon: the block's limits are within its own, and the test stops what the block leaves running.
 /// </summary>
 [Collection(DaemonCollection.Name)]
-public sealed partial class ReadmeGrpcurlExamplesTests(ITestOutputHelper output) : IDisposable
+public sealed partial class ReadmeGrpcurlExamplesTests(SharedDaemon shared, ITestOutputHelper output) : IDisposable
 {
     private readonly string _workDirectory = Directory.CreateTempSubdirectory("ipcbench-readme-").FullName;
 
@@ -25,11 +27,31 @@ public sealed partial class ReadmeGrpcurlExamplesTests(ITestOutputHelper output)
         var commands = ControlPlaneBlock();
         Assert.True(commands.Count >= 20, $"README's control-plane block has {commands.Count} commands; did its first line change?\n{string.Join('\n', commands)}");
 
-        await using var daemon = await DaemonProcess.StartAsync();
+        var daemon = shared.Daemon;
         using var log = daemon.LogTo(output);
-        // Two finished runs of one spec: what the export's <id2> and the compare's <old>/<new> stand for.
-        var old = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Milliseconds(500)));
-        var candidate = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Milliseconds(500)));
+        try
+        {
+            await RunAsync(commands, daemon);
+        }
+        finally
+        {
+            // Leave nothing running: the block starts soaks and 5 s runs it does not wait for.
+            foreach (var scenario in await daemon.ListScenariosAsync())
+            {
+                if (!ScenarioStates.IsFinished(scenario))
+                {
+                    await daemon.StopScenarioAsync(scenario.Id);
+                }
+            }
+        }
+    }
+
+    private async Task RunAsync(List<string> commands, DaemonProcess daemon)
+    {
+        // Two finished runs of one spec: what the export's <id2> and the compare's <old>/<new> stand for. Side by side:
+        // the commands only need them finished.
+        var runs = await Task.WhenAll(Enumerable.Range(0, 2).Select(_ => daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Milliseconds(500)))));
+        var (old, candidate) = (runs[0], runs[1]);
         var values = new Dictionary<string, string>
         {
             ["<id2>"] = old.Id,
@@ -43,7 +65,18 @@ public sealed partial class ReadmeGrpcurlExamplesTests(ITestOutputHelper output)
             var filled = Placeholder().Replace(command, m => values.TryGetValue(m.Value, out var value)
                 ? value
                 : throw new Xunit.Sdk.XunitException($"README placeholder {m.Value} has no value yet in: {command}"));
-            var (exitCode, stdout, stderr) = await BashAsync(filled, daemon.Address);
+            var running = BashAsync(filled, daemon.Address);
+            if (command.Contains("/WatchScenario", StringComparison.Ordinal))
+            {
+                // The watch follows <id>, README's 10 s run after 2 s of warm-up, to its end: the test ends it once it
+                // measures, so the watch shows its snapshots and the final one 12 s sooner. (GrpcurlTests watches a run
+                // that ends by itself.)
+                await daemon.WaitForAsync(values["<id>"], s => s.State == ScenarioState.Running && s.Stats is { MessagesReceived: > 0 },
+                    TimeSpan.FromSeconds(60), "to run and receive");
+                await daemon.StopScenarioAsync(values["<id>"]);
+            }
+
+            var (exitCode, stdout, stderr) = await running;
             output.WriteLine($"$ {filled}\n{Truncate(stdout)}{stderr}");
             Assert.True(exitCode == 0 && stderr.Length == 0, $"{filled}\nexited with {exitCode}: {stderr}\n{daemon.Output.Describe()}");
 
@@ -67,15 +100,6 @@ public sealed partial class ReadmeGrpcurlExamplesTests(ITestOutputHelper output)
         Assert.Contains("\"scenarios\"", await File.ReadAllTextAsync(Path.Combine(_workDirectory, "scenarios.json")), StringComparison.Ordinal);
         Assert.StartsWith("id,", await File.ReadAllTextAsync(Path.Combine(_workDirectory, "scenarios.csv")), StringComparison.Ordinal);
         Assert.StartsWith("scenario_id,", await File.ReadAllTextAsync(Path.Combine(_workDirectory, "series.csv")), StringComparison.Ordinal);
-
-        // Leave nothing running: the block starts soaks and 5 s runs it does not wait for.
-        foreach (var scenario in await daemon.ListScenariosAsync())
-        {
-            if (!ScenarioStates.IsFinished(scenario))
-            {
-                await daemon.StopScenarioAsync(scenario.Id);
-            }
-        }
     }
 
     /// <summary>

@@ -30,13 +30,17 @@ public sealed class TransportConfigurationTests(ITestOutputHelper output)
         { "payload beyond what transports carry", ["--IpcBench:MaxPayloadBytes=67108865"] },
     };
 
+    /// <summary>One daemon per refusal case, started together when the first case asks.</summary>
+    private static readonly RefusingDaemons RefusingDaemons = new(() =>
+        Refusals.ToDictionary(row => (string)row[0], row => new DaemonSettings { Configuration = (string[])row[1] }));
+
     [Theory]
     [MemberData(nameof(Refusals))]
     public async Task BadTransportSettings_RefuseToStart_NamingTheKeyAndWhatItAllows(string @case, string[] configuration)
     {
-        var (exitCode, text) = await DaemonProcess.StartExpectingRefusalAsync(new DaemonSettings { Configuration = configuration });
+        var (exitCode, text) = await RefusingDaemons.ResultAsync(@case);
 
-        output.WriteLine($"{@case}:\n{text}");
+        output.WriteLine($"{@case} ({string.Join(' ', configuration)}):\n{text}");
         Assert.Equal(2, exitCode);
         string expected = @case switch
         {

@@ -75,12 +75,15 @@ public class ShmRingTests
         // Up to 8 chunks a message fits the ring and is published whole by Send; beyond, chunk by chunk.
         int[] lengths = [8, SlotData, SlotData + 1, 3 * SlotData - 5, 8 * SlotData, 8 * SlotData + 1, 20 * SlotData + 7, 100];
         using var ring = Ring.Create(SmallRing(), 20 * SlotData + 7, subscribers: 2, mode);
-        const int Messages = 300;
+        // The lengths take 46 slots a lap, so every 4 laps each length has started at each offset it can in the 8-slot
+        // ring. SPIN runs 12 laps (three spinning threads on 2 cores wait for time slices at every wrap, 8.5 s for 300
+        // messages on a busy machine), the other modes 300 messages for more interleavings.
+        int messages = mode == WaitMode.Spin ? 12 * lengths.Length : 300;
         var consumers = Enumerable.Range(0, 2).Select(s => Worker.Start(() =>
         {
             var receiver = ring.Receiver(s);
             var copy = new byte[20 * SlotData + 7];
-            for (long seq = 0; seq < Messages; seq++)
+            for (long seq = 0; seq < messages; seq++)
             {
                 Assert.True(receiver.TryReceiveFirstSegment(out var segment, out int length, CancellationToken.None));
                 Assert.Equal(lengths[seq % lengths.Length], length);
@@ -101,7 +104,7 @@ public class ShmRingTests
 
         long slots = 0;
         var message = new byte[20 * SlotData + 7];
-        for (long seq = 0; seq < Messages; seq++)
+        for (long seq = 0; seq < messages; seq++)
         {
             int length = lengths[seq % lengths.Length];
             Fill(message.AsSpan(0, length), seq);
