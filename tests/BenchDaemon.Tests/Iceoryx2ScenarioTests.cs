@@ -93,16 +93,12 @@ public sealed class Iceoryx2ScenarioTests(ConcurrentDaemon shared, ITestOutputHe
         return (spec, result =>
         {
             var expect = new ScenarioExpectations(result, _daemon);
-            var latency = expect.Stats.Latency ?? new LatencyStats();
             expect.Equal(ScenarioState.Completed, result.State, "state")
                 .That(expect.Stats.MessagesSent > 0, "messages_sent > 0")
                 .Equal(expect.Stats.MessagesSent * (ulong)subscribers, expect.Stats.MessagesReceived, "messages_received (one per subscriber)")
                 .Equal(0UL, expect.Stats.MessagesLost, "messages_lost")
                 .Equal(0UL, expect.Stats.MessagesCorrupted, "messages_corrupted (bad echoes included)")
-                .Equal(LatencyKind.RoundTrip, latency.Kind, "latency.kind")
-                .That(latency.Samples > 0, "latency.samples > 0")
-                .That(latency.P50 is not null && latency.P50.ToTimeSpan() > TimeSpan.Zero, "latency.p50 > 0")
-                .That(latency.P99 is not null && latency.P99.ToTimeSpan() >= latency.P50?.ToTimeSpan(), "latency.p99 >= p50")
+                .RoundTripLatencyMeasured()
                 .Verify();
         }, ["all", "all/reply0"]);
     }

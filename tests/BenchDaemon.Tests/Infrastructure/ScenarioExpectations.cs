@@ -62,6 +62,16 @@ internal sealed class ScenarioExpectations(Scenario scenario, DaemonClient daemo
         return this;
     }
 
+    /// <summary>A round trip's latency: its kind, samples taken, and ordered percentiles above zero.</summary>
+    public ScenarioExpectations RoundTripLatencyMeasured()
+    {
+        var latency = Stats.Latency ?? new LatencyStats();
+        return Equal(LatencyKind.RoundTrip, latency.Kind, "latency.kind")
+            .That(latency.Samples > 0, "latency.samples > 0")
+            .That(latency.P50 is not null && latency.P50.ToTimeSpan() > TimeSpan.Zero, "latency.p50 > 0")
+            .That(latency.P99 is not null && latency.P99.ToTimeSpan() >= latency.P50?.ToTimeSpan(), "latency.p99 >= p50");
+    }
+
     public void Verify()
     {
         if (_failures.Count > 0)
