@@ -637,6 +637,13 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
             try
             {
                 using var response = await _http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cts.Token);
+                if (expectCancel && cts.IsCancellationRequested)
+                {
+                    // Hung up on purpose before the answer came: over a real connection nothing follows a reset, but the
+                    // in-process host still answers its handler's reaction to the hang-up (an aborted body read).
+                    return new RawOutcome(null, null, [], null);
+                }
+
                 if (response.StatusCode != HttpStatusCode.OK)
                 {
                     return Problem($"HTTP {(int)response.StatusCode} instead of a gRPC answer");
