@@ -8,16 +8,31 @@ namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// Admission control against a real daemon: concurrent scenarios, agent processes and shared memory. Refusals are
-/// RESOURCE_EXHAUSTED with the numbers and the option behind the limit; what was admitted runs normally.
+/// RESOURCE_EXHAUSTED with the numbers and the option behind the limit; what was admitted runs normally, agents and all.
+/// One daemon with all three limits serves the class: the concurrency limit is checked before the agent limit, and that
+/// before the budget, so each test meets only the limit it is about. Each starts with nothing running and stops what it
+/// started. Beyond /dev/shm's free space needs no budget and no agents: it runs on an in-process host.
 /// </summary>
 [Collection(DaemonCollection.Name)]
-public sealed class AdmissionTests(ITestOutputHelper output)
+public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOutputHelper output) : IClassFixture<AdmissionTests.LimitedDaemon>, IDisposable
 {
+    private const int MaxConcurrentScenarios = 4;
+
+    /// <summary>As many agents as the concurrency limit's 1:1 scenarios hold, so those meet the concurrency limit.</summary>
+    private const int MaxAgents = 4;
+
+    private const long Budget = 3L << 20;
+
+    private readonly DaemonProcess _daemon = limited.Daemon;
+    private readonly IDisposable _log = limited.Daemon.LogTo(output);
+
+    public void Dispose() => _log.Dispose();
+
     [Fact]
     public async Task FiftyConcurrentStarts_AdmitExactlyTheConcurrencyLimit_AndRefuseTheRestAsResourceExhausted()
     {
-        await using var daemon = await DaemonProcess.StartAsync("--IpcBench:MaxConcurrentScenarios=4");
-        using var log = daemon.LogTo(output);
+        var daemon = _daemon;
+        var before = await NothingRunningAsync();
         var spec = Specs.Stream("uds", publishers: 1, subscribers: 1, duration: null);
 
         var calls = Enumerable.Range(0, 50).Select(async _ =>
@@ -49,8 +64,9 @@ public sealed class AdmissionTests(ITestOutputHelper output)
         }
 
         Assert.Equal(4, daemon.Agents().Count);
-        var listed = await daemon.ListScenariosAsync();
-        Assert.Equal(admitted.Select(s => s.Id).Order(), listed.Select(s => s.Id).Order());
+        // The refused starts left no scenario behind: the daemon has the admitted ones and those of earlier tests.
+        var listed = (await daemon.ListScenariosAsync()).Select(s => s.Id).Except(before);
+        Assert.Equal(admitted.Select(s => s.Id).Order(), listed.Order());
 
         foreach (var scenario in admitted)
         {
@@ -62,27 +78,27 @@ public sealed class AdmissionTests(ITestOutputHelper output)
         }
 
         // Slots free again once scenarios end.
-        var next = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Seconds(1)));
+        var next = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(300)));
         new ScenarioExpectations(next, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
     }
 
     [Fact]
     public async Task AgentLimit_RefusesAScenarioWhoseAgentsWouldExceedIt_NamingTheNumbers()
     {
-        await using var daemon = await DaemonProcess.StartAsync("--IpcBench:MaxAgents=3");
-        using var log = daemon.LogTo(output);
-        var first = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: null));
+        var daemon = _daemon;
+        await NothingRunningAsync();
+        var first = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 3, duration: null));
 
         var e = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(Specs.Stream("tcp", publishers: 1, subscribers: 2, duration: null)));
         Assert.Equal(StatusCode.ResourceExhausted, e.StatusCode);
-        Assert.Equal("this scenario needs 2 agent processes and running scenarios hold 2; at most 3 may run at once (IpcBench:MaxAgents)", e.Status.Detail);
+        Assert.Equal($"this scenario needs 2 agent processes and running scenarios hold 3; at most {MaxAgents} may run at once (IpcBench:MaxAgents)", e.Status.Detail);
 
         // In-process scenarios start no agents and still fit.
         var inProcess = await daemon.RunScenarioAsync(Specs.Stream("channels", publishers: 1, subscribers: 2, Specs.Milliseconds(300)));
         Assert.Equal(ScenarioState.Completed, inProcess.State);
 
         await daemon.StopScenarioAsync(first.Id);
-        var next = await daemon.RunScenarioAsync(Specs.Stream("tcp", publishers: 1, subscribers: 2, Specs.Seconds(1)));
+        var next = await daemon.RunScenarioAsync(Specs.Stream("tcp", publishers: 1, subscribers: 2, Specs.Milliseconds(300)));
         new ScenarioExpectations(next, daemon).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
     }
 
@@ -96,9 +112,8 @@ public sealed class AdmissionTests(ITestOutputHelper output)
 
     private async Task RefusedBeyondBudgetAsync(string transport, int payloadBytes, int fitting)
     {
-        const long budget = 3L << 20;
-        await using var daemon = await DaemonProcess.StartAsync(string.Create(CultureInfo.InvariantCulture, $"--IpcBench:SharedMemoryBudgetBytes={budget}"));
-        using var log = daemon.LogTo(output);
+        var daemon = _daemon;
+        await NothingRunningAsync();
         var spec = Specs.Stream(transport, publishers: 1, subscribers: 1, duration: null, payloadBytes: payloadBytes);
 
         for (int i = 0; i < fitting; i++)
@@ -118,16 +133,17 @@ public sealed class AdmissionTests(ITestOutputHelper output)
         }
 
         // Freed again once they end; transports without shared memory never count against it.
-        var again = await daemon.RunScenarioAsync(Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Milliseconds(500), payloadBytes: payloadBytes));
+        var again = await daemon.RunScenarioAsync(Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Milliseconds(300), payloadBytes: payloadBytes));
         new ScenarioExpectations(again, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
         var uds = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(300)));
         Assert.Equal(ScenarioState.Completed, uds.State);
     }
 
+    /// <summary>With no budget (the default) /dev/shm's free space is the limit; a host of its own, the class's has a budget.</summary>
     [Iceoryx2Fact]
     public async Task SharedMemoryBeyondWhatDevShmHasFree_IsRefusedBeforeAnythingStarts()
     {
-        await using var daemon = await DaemonProcess.StartAsync();
+        await using var daemon = await InProcessDaemon.StartAsync();
         using var log = daemon.LogTo(output);
         // 64 publishers, each with a segment for 64 subscribers' queues of 64 MiB messages: hundreds of GiB.
         var huge = Specs.Stream("iceoryx2", publishers: 64, subscribers: 64, duration: null, payloadBytes: 64 * 1024 * 1024);
@@ -139,5 +155,36 @@ public sealed class AdmissionTests(ITestOutputHelper output)
         Assert.Matches(@"^this scenario needs \d+\.\d MiB \(\d+ B\) of shared memory but /dev/shm has \d+\.\d MiB \(\d+ B\) free; ", e.Status.Detail);
         Assert.Empty(await daemon.ListScenariosAsync());
         Assert.Empty(daemon.Agents());
+    }
+
+    /// <summary>Waits until no scenario of the class's daemon runs and no agent is left (they exit just after their result); returns the ids it has.</summary>
+    private async Task<IReadOnlyList<string>> NothingRunningAsync()
+    {
+        await Poll.UntilAsync(() => _daemon.Agents().Count == 0, TimeSpan.FromSeconds(15),
+            () => $"agents left by an earlier test: {string.Join("; ", _daemon.Agents())}\n{_daemon.Output.Describe()}");
+        var scenarios = await _daemon.ListScenariosAsync();
+        Assert.All(scenarios, s => Assert.True(ScenarioStates.IsFinished(s), $"{s.Id} is still {s.State}"));
+        return [.. scenarios.Select(s => s.Id)];
+    }
+
+    /// <summary>The class's daemon, with every limit these tests meet.</summary>
+    public sealed class LimitedDaemon : IAsyncLifetime
+    {
+        private DaemonProcess? _daemon;
+
+        internal DaemonProcess Daemon => _daemon ?? throw new InvalidOperationException("The daemon is not running.");
+
+        public async Task InitializeAsync() => _daemon = await DaemonProcess.StartAsync(
+            string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxConcurrentScenarios={MaxConcurrentScenarios}"),
+            string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxAgents={MaxAgents}"),
+            string.Create(CultureInfo.InvariantCulture, $"--IpcBench:SharedMemoryBudgetBytes={Budget}"));
+
+        public async Task DisposeAsync()
+        {
+            if (_daemon is not null)
+            {
+                await _daemon.DisposeAsync();
+            }
+        }
     }
 }

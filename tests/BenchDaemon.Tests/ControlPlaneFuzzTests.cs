@@ -15,10 +15,15 @@ using Xunit.Abstractions;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
-/// Throws garbage at every BenchControl method of one real daemon: undecodable and mis-framed request bytes, random and
+/// Throws garbage at every BenchControl method of a daemon: undecodable and mis-framed request bytes, random and
 /// corrupted specs, and random RPC sequences from a few concurrent clients (starts stopped at once, watches cut short,
 /// real and made-up ids). The daemon must survive, and answer only OK, INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION
 /// or RESOURCE_EXHAUSTED: anything else (INTERNAL above all) is a bug in the daemon or its gRPC stack.
+/// <para>
+/// The whole run is a control-plane contract, so it runs on the in-process host, whose crash would take the test run
+/// with it; a shorter run on a real process keeps what only a process shows: Kestrel in front, the process alive
+/// afterwards, and scenarios with agent processes started and stopped at random.
+/// </para>
 /// <para>
 /// Seeded: the seed is printed and named in every failure; IPCBENCH_FUZZ_SEED=n replays a run (the concurrent phase
 /// interleaves differently, but draws the same requests). Methods come from the service descriptor, so RPCs added to
@@ -38,7 +43,18 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
     /// <summary>The longest a valid scenario the fuzzer starts may measure: the machine has 2 cores, shared.</summary>
     private static readonly TimeSpan LongestValidDuration = TimeSpan.FromMilliseconds(300);
 
-    private static readonly TimeSpan SequencePhase = TimeSpan.FromSeconds(12);
+    /// <summary>
+    /// Random sequences on the in-process host, from twice the clients the process run had for 12 s: the clients mostly
+    /// wait (watches, drains), so together with the process run below this makes more calls than those 12 s did.
+    /// </summary>
+    private static readonly TimeSpan SequencePhase = TimeSpan.FromSeconds(6);
+
+    private const int SequenceClients = 6;
+
+    /// <summary>Random sequences on the real process: long enough for several scenarios with agents to start and stop.</summary>
+    private static readonly TimeSpan ProcessSequencePhase = TimeSpan.FromSeconds(2.5);
+
+    private const int ProcessSequenceClients = 3;
 
     private const int GarbageSpecsPerWorker = 400;
 
@@ -68,26 +84,59 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
         ["WatchScenario"] = f => new WatchScenarioRequest { Id = f.SomeId() },
     };
 
+    /// <summary>The whole run on the in-process host: every phase, with in-process scenarios (channels).</summary>
     [Fact]
     public async Task GarbageAndRandomCalls_NeverCrashTheDaemon_AndGetOnlyExpectedStatuses()
+    {
+        var seed = Seed();
+        await using var daemon = await InProcessDaemon.StartAsync(Limits);
+        using var log = daemon.LogTo(output);
+        using var client = new RawGrpcClient(new HttpClient(daemon.CreateHandler()) { BaseAddress = new Uri("http://localhost"), Timeout = Timeout.InfiniteTimeSpan });
+        await FuzzAsync(daemon, client, seed, ["channels"], garbageSpecs: true, SequencePhase, SequenceClients);
+    }
+
+    /// <summary>
+    /// A real daemon through Kestrel, its process surviving, and the agent-process path (uds) in the random sequences:
+    /// the garbage bytes and a short random-sequence phase. The many garbage specs need no process: the run above has them.
+    /// </summary>
+    [Fact]
+    public async Task GarbageBytesAndRandomSequences_WithAgents_NeverCrashARealDaemonProcess()
+    {
+        var seed = Seed();
+        await using var daemon = await DaemonProcess.StartAsync(Limits);
+        using var log = daemon.LogTo(output);
+        using var client = new RawGrpcClient(new HttpClient(new SocketsHttpHandler { EnableMultipleHttp2Connections = true })
+        {
+            BaseAddress = new Uri($"http://{daemon.Address}"),
+            Timeout = Timeout.InfiniteTimeSpan,
+        });
+        await FuzzAsync(daemon, client, seed, CheapTransports, garbageSpecs: false, ProcessSequencePhase, ProcessSequenceClients);
+    }
+
+    private static readonly string[] Limits =
+    [
+        $"--IpcBench:MaxPublishers={MaxPublishers}",
+        $"--IpcBench:MaxSubscribers={MaxSubscribers}",
+        $"--IpcBench:MaxPayloadBytes={MaxPayloadBytes}",
+        $"--IpcBench:MaxConcurrentScenarios={MaxConcurrentScenarios}",
+        "--IpcBench:DrainTimeoutSeconds=2",
+    ];
+
+    private int Seed()
     {
         var seed = int.TryParse(Environment.GetEnvironmentVariable("IPCBENCH_FUZZ_SEED"), NumberStyles.Integer, CultureInfo.InvariantCulture, out var s)
             ? s
             : Random.Shared.Next();
         output.WriteLine($"fuzz seed {seed} (replay with IPCBENCH_FUZZ_SEED={seed})");
+        return seed;
+    }
 
-        await using var daemon = await DaemonProcess.StartAsync(
-            $"--IpcBench:MaxPublishers={MaxPublishers}",
-            $"--IpcBench:MaxSubscribers={MaxSubscribers}",
-            $"--IpcBench:MaxPayloadBytes={MaxPayloadBytes}",
-            $"--IpcBench:MaxConcurrentScenarios={MaxConcurrentScenarios}",
-            "--IpcBench:DrainTimeoutSeconds=2");
-        using var log = daemon.LogTo(output);
+    private async Task FuzzAsync(DaemonClient daemon, RawGrpcClient client, int seed, string[] cheapTransports, bool garbageSpecs, TimeSpan sequencePhase, int clients)
+    {
         var transports = await daemon.ListTransportsAsync();
-        var cheap = transports.Where(t => CheapTransports.Contains(t.Id) && t.Available).ToList();
-        Assert.True(cheap.Count > 0, "neither channels nor uds is available");
+        var cheap = transports.Where(t => cheapTransports.Contains(t.Id) && t.Available).ToList();
+        Assert.True(cheap.Count == cheapTransports.Length, $"not all of {string.Join(", ", cheapTransports)} are available");
 
-        using var client = new RawGrpcClient(daemon.Address);
         var run = new FuzzRun(seed, client, cheap, output);
         var clock = Stopwatch.StartNew();
         try
@@ -102,31 +151,34 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
                 }
             }
 
-            AssertAlive(daemon, run, "after the garbage-bytes phase");
+            await AssertAliveAsync(daemon, run, "after the garbage-bytes phase");
             output.WriteLine($"garbage bytes: {run.Calls} calls in {clock.Elapsed.TotalSeconds:0.0} s");
 
             // 2. Many garbage specs and random requests: refusals are cheap, so this is where most field values get tried.
-            var startScenario = Control.FindMethodByName("StartScenario");
-            await Task.WhenAll(Enumerable.Range(1, 2).Select(worker => Task.Run(async () =>
+            if (garbageSpecs)
             {
-                var fuzzer = new Fuzzer(seed - worker, run);
-                for (int i = 0; i < GarbageSpecsPerWorker && run.Failures.IsEmpty; i++)
+                var startScenario = Control.FindMethodByName("StartScenario");
+                await Task.WhenAll(Enumerable.Range(1, 2).Select(worker => Task.Run(async () =>
                 {
-                    await run.CallAsync(startScenario, new StartScenarioRequest { Spec = fuzzer.GarbageSpec() }, "garbage spec");
-                    var method = Control.Methods[i % Control.Methods.Count];
-                    if (!method.IsServerStreaming)
+                    var fuzzer = new Fuzzer(seed - worker, run);
+                    for (int i = 0; i < GarbageSpecsPerWorker && run.Failures.IsEmpty; i++)
                     {
-                        await run.CallAsync(method, fuzzer.RandomMessage(method.InputType, depth: 0), "random field values");
+                        await run.CallAsync(startScenario, new StartScenarioRequest { Spec = fuzzer.GarbageSpec() }, "garbage spec");
+                        var method = Control.Methods[i % Control.Methods.Count];
+                        if (!method.IsServerStreaming)
+                        {
+                            await run.CallAsync(method, fuzzer.RandomMessage(method.InputType, depth: 0), "random field values");
+                        }
                     }
-                }
-            })));
+                })));
 
-            AssertAlive(daemon, run, "after the garbage-spec phase");
-            output.WriteLine($"garbage specs: {run.Calls} calls in {clock.Elapsed.TotalSeconds:0.0} s");
+                await AssertAliveAsync(daemon, run, "after the garbage-spec phase");
+                output.WriteLine($"garbage specs: {run.Calls} calls in {clock.Elapsed.TotalSeconds:0.0} s");
+            }
 
-            // 3. Random sequences from three concurrent clients, each with its own seeded generator.
-            var until = clock.Elapsed + SequencePhase;
-            await Task.WhenAll(Enumerable.Range(1, 3).Select(worker => Task.Run(async () =>
+            // 3. Random sequences from concurrent clients, each with its own seeded generator.
+            var until = clock.Elapsed + sequencePhase;
+            await Task.WhenAll(Enumerable.Range(1, clients).Select(worker => Task.Run(async () =>
             {
                 var fuzzer = new Fuzzer(seed + worker, run);
                 while (clock.Elapsed < until && run.Failures.IsEmpty)
@@ -135,7 +187,7 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
                 }
             })));
 
-            AssertAlive(daemon, run, "after the random-sequence phase");
+            await AssertAliveAsync(daemon, run, "after the random-sequence phase");
             output.WriteLine($"all phases: {run.Calls} calls, {run.Started.Count} scenarios started, in {clock.Elapsed.TotalSeconds:0.0} s; statuses: "
                 + string.Join(", ", run.Statuses.OrderBy(p => p.Key).Select(p => $"{p.Key} {p.Value}")));
         }
@@ -150,13 +202,26 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
         Assert.Contains(StatusCode.NotFound, run.Statuses.Keys);
     }
 
-    private static void AssertAlive(DaemonProcess daemon, FuzzRun run, string when) =>
-        Assert.False(daemon.HasExited, $"seed {run.Seed}: the daemon died {when}.\n{daemon.Output.Describe()}");
+    /// <summary>A process must not have exited; either host must still answer health checks as SERVING.</summary>
+    private static async Task AssertAliveAsync(DaemonClient daemon, FuzzRun run, string when)
+    {
+        Assert.False(daemon is DaemonProcess { HasExited: true }, $"seed {run.Seed}: the daemon died {when}.\n{daemon.Output.Describe()}");
+        var health = await new Grpc.Health.V1.Health.HealthClient(daemon.Channel).CheckAsync(new(), deadline: DateTime.UtcNow + CallTimeout);
+        Assert.True(health.Status == Grpc.Health.V1.HealthCheckResponse.Types.ServingStatus.Serving,
+            $"seed {run.Seed}: the daemon is {health.Status} {when}.\n{daemon.Output.Describe()}");
+    }
+
+    private static IReadOnlyList<ProcessEntry> Agents(DaemonClient daemon) => daemon switch
+    {
+        DaemonProcess process => process.Agents(),
+        InProcessDaemon host => host.Agents(),
+        _ => throw new ArgumentException(daemon.GetType().Name),
+    };
 
     /// <summary>Stops every scenario the fuzzer started and checks that nothing is left running, agents included.</summary>
-    private async Task StopEverythingAsync(DaemonProcess daemon, FuzzRun run)
+    private async Task StopEverythingAsync(DaemonClient daemon, FuzzRun run)
     {
-        if (daemon.HasExited)
+        if (daemon is DaemonProcess { HasExited: true })
         {
             return;
         }
@@ -173,15 +238,10 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
                 $"seed {run.Seed}: the fuzzer started a scenario longer than {LongestValidDuration.TotalMilliseconds} ms: {scenario.Spec}");
         }
 
-        var clock = Stopwatch.StartNew();
-        while (daemon.Agents().Count > 0 && clock.Elapsed < TimeSpan.FromSeconds(15))
-        {
-            await Task.Delay(100);
-        }
-
-        Assert.True(daemon.Agents().Count == 0, $"seed {run.Seed}: agents left after every scenario ended:\n{string.Join("\n", daemon.Agents())}");
+        await Poll.UntilAsync(() => Agents(daemon).Count == 0, TimeSpan.FromSeconds(15),
+            () => $"seed {run.Seed}: agents left after every scenario ended:\n{string.Join("\n", Agents(daemon))}");
         Assert.All(await daemon.ListScenariosAsync(), sc => Assert.True(ScenarioStates.IsFinished(sc), $"seed {run.Seed}: {sc.Id} is {sc.State}"));
-        AssertAlive(daemon, run, "while stopping everything");
+        await AssertAliveAsync(daemon, run, "while stopping everything");
         output.WriteLine($"stopped {run.Started.Count} scenarios; no agents left");
     }
 
@@ -559,13 +619,9 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
     /// <summary>
     /// gRPC over h2c from raw bytes, so requests can be anything at all; Grpc.Net.Client would only send well-formed ones.
     /// </summary>
-    private sealed class RawGrpcClient(string address) : IDisposable
+    private sealed class RawGrpcClient(HttpClient http) : IDisposable
     {
-        private readonly HttpClient _http = new(new SocketsHttpHandler { EnableMultipleHttp2Connections = true })
-        {
-            BaseAddress = new Uri($"http://{address}"),
-            Timeout = Timeout.InfiniteTimeSpan,
-        };
+        private readonly HttpClient _http = http;
 
         public async Task<RawOutcome> CallAsync(string path, byte[] body, TimeSpan timeout, bool expectCancel)
         {
@@ -581,6 +637,13 @@ public sealed class ControlPlaneFuzzTests(ITestOutputHelper output)
             try
             {
                 using var response = await _http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, cts.Token);
+                if (expectCancel && cts.IsCancellationRequested)
+                {
+                    // Hung up on purpose before the answer came: over a real connection nothing follows a reset, but the
+                    // in-process host still answers its handler's reaction to the hang-up (an aborted body read).
+                    return new RawOutcome(null, null, [], null);
+                }
+
                 if (response.StatusCode != HttpStatusCode.OK)
                 {
                     return Problem($"HTTP {(int)response.StatusCode} instead of a gRPC answer");

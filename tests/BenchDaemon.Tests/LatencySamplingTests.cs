@@ -19,7 +19,7 @@ public sealed class LatencySamplingTests(SharedDaemon shared, ITestOutputHelper 
     [Fact]
     public async Task A_closed_loop_stream_measures_one_message_in_64_by_default()
     {
-        var result = await _daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(1), Specs.Milliseconds(200)));
+        var result = await _daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.5), Specs.Milliseconds(200)));
 
         Assert.Equal(ScenarioState.Completed, result.State);
         Assert.Equal(64, result.Spec.LatencySampleEvery);
@@ -34,7 +34,7 @@ public sealed class LatencySamplingTests(SharedDaemon shared, ITestOutputHelper 
     public async Task Sampling_every_message_measures_each_one()
     {
         var result = await _daemon.RunScenarioAsync(
-            Specs.Stream("uds", 1, 1, Specs.Seconds(1), Specs.Milliseconds(200)).With(s => s.LatencySampleEvery = 1));
+            Specs.Stream("uds", 1, 1, Specs.Seconds(0.5), Specs.Milliseconds(200)).With(s => s.LatencySampleEvery = 1));
 
         Assert.Equal(ScenarioState.Completed, result.State);
         Assert.Equal(1, result.Spec.LatencySampleEvery);
@@ -47,7 +47,7 @@ public sealed class LatencySamplingTests(SharedDaemon shared, ITestOutputHelper 
     public async Task Round_trips_and_rate_limited_runs_measure_every_message_by_default(Mode mode, double rate)
     {
         var result = await _daemon.RunScenarioAsync(
-            Specs.Stream("uds", 1, 1, Specs.Seconds(1), Specs.Milliseconds(200)).With(s => { s.Mode = mode; s.RatePerPublisher = rate; }));
+            Specs.Stream("uds", 1, 1, Specs.Seconds(0.5), Specs.Milliseconds(200)).With(s => { s.Mode = mode; s.RatePerPublisher = rate; }));
 
         Assert.Equal(ScenarioState.Completed, result.State);
         Assert.Equal(1, result.Spec.LatencySampleEvery);

@@ -29,7 +29,7 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
     {
         // A free-form name with everything a label value must escape.
         const string name = "lab \"A\" \\ run\nsecond line";
-        var spec = Specs.Stream("uds", publishers: 2, subscribers: 2, Specs.Seconds(1.5), payloadBytes: 256).With(s =>
+        var spec = Specs.Stream("uds", publishers: 2, subscribers: 2, Specs.Seconds(0.5), payloadBytes: 256).With(s =>
         {
             s.RatePerPublisher = 5000;
             s.Name = name;
@@ -142,12 +142,13 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
     {
         await using var daemon = await DaemonProcess.StartAsync("--IpcBench:MetricsRecentScenarios=1");
         using var log = daemon.LogTo(output);
-        var first = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3)));
+        // In-process scenarios: which series a scenario leaves does not depend on its transport.
+        var first = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)));
         var before = MetricsText.Parse(await Http.GetStringAsync(daemon.MetricsUrl));
         Assert.Contains(before.Samples, s => s.Label("scenario") == first.Id && s.Name == "ipcbench_latency_seconds_count");
 
-        var second = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3)));
-        // The second is exported as finished once its run has wound down (agents reaped), shortly after its final state.
+        var second = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)));
+        // The second is exported as finished once its run has wound down, shortly after its final state.
         var after = before;
         await Poll.UntilAsync(() =>
         {
@@ -211,7 +212,7 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
             await using (var daemon = await DaemonProcess.StartAsync($"--IpcBench:JsonLogFile={file}"))
             {
                 using var log = daemon.LogTo(output);
-                var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 2, Specs.Seconds(0.5)));
+                var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 2, Specs.Seconds(0.3)));
                 new ScenarioExpectations(result, daemon).CompletedWithoutLoss(2).Verify();
                 id = result.Id;
                 Assert.True(await daemon.TerminateAsync(TimeSpan.FromSeconds(10)), "the daemon did not stop on SIGTERM");
@@ -260,7 +261,8 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
             await using (var daemon = await DaemonProcess.StartAsync($"--IpcBench:JsonLogFile={file}", "--Serilog:MinimumLevel:Override:IpcBench.Scenario=Warning"))
             {
                 using var log = daemon.LogTo(output);
-                var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3)));
+                // In process: the levels are the daemon's own configuration, agents add nothing to it.
+                var result = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)));
                 new ScenarioExpectations(result, daemon).CompletedWithoutLoss(1).Verify();
                 Assert.True(await daemon.TerminateAsync(TimeSpan.FromSeconds(10)), "the daemon did not stop on SIGTERM");
             }
@@ -320,11 +322,16 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
         }))
         {
             using var log = daemon.LogTo(output);
-            var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.5), Specs.Seconds(0.3)));
+            var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3), Specs.Seconds(0.2)));
             id = result.Id;
             await daemon.ListTransportsAsync();
-            await Task.Delay(1500);
-            // Shutdown flushes what is still batched.
+            // Until the periodic exports have carried the last call and the runtime metrics (instead of a fixed wait);
+            // shutdown then flushes what is still batched.
+            await Poll.UntilAsync(
+                () => collector.Received("/v1/traces").Contains("/ipcbench.v1.BenchControl/ListTransports", StringComparison.Ordinal)
+                    && ((string[])["dotnet.gc.collections", "http.server.request.duration", "kestrel.active_connections"])
+                        .All(m => collector.Received("/v1/metrics").Contains(m, StringComparison.Ordinal)),
+                TimeSpan.FromSeconds(20), () => "the collector did not receive the ListTransports span and the runtime metrics within 20 s");
             Assert.True(await daemon.TerminateAsync(TimeSpan.FromSeconds(10)), "the daemon did not stop on SIGTERM");
         }
 
@@ -380,7 +387,8 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        foreach (var argument in (string[])["run", "--transports", "uds", "--payloads", "64", "--duration", "1500ms", "--warmup", "0s",
+        // Starting the process alone takes longer than the few refused connections asked for below.
+        foreach (var argument in (string[])["run", "--transports", "uds", "--payloads", "64", "--duration", "500ms", "--warmup", "0s",
             "--out", Path.Combine(directory, "out"), $"--IpcBench:RuntimeDirectory={Path.Combine(directory, "runtime")}", $"--IpcBench:MetricsAddress=127.0.0.1:{port}",
             $"--IpcBench:DatabasePath={Path.Combine(directory, "scenarios.db")}"])
         {

@@ -80,7 +80,7 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
         await Poll.UntilAsync(() => daemon.Agents().Count == 0, TimeSpan.FromSeconds(10),
             () => $"agents still running after the scenario failed: {string.Join("; ", daemon.Agents())}\n{daemon.Output.Describe()}");
 
-        var next = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, Specs.Seconds(1)));
+        var next = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, Specs.Milliseconds(300)));
         new ScenarioExpectations(next, daemon).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
     }
 

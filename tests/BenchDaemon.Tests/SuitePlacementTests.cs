@@ -8,19 +8,25 @@ using Xunit.Abstractions;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
-/// A suite's placement and noise bound on a real daemon: validation naming the suite's field, GetSuite showing back
-/// what ran (also after a restart, from the store), and a cell retried while side processes keep the machine busier
-/// than max_noise_percent allows. Short and rate-limited: nothing spins beside the busy loops the noise test needs.
+/// A suite's placement and noise bound: validation naming the suite's field, GetSuite showing back what ran (also after
+/// a restart, from the store), and a cell retried while side processes keep the machine busier than max_noise_percent
+/// allows. The contracts run on in-process hosts with channels cells; the retried cell runs on a real daemon with an
+/// agent, whose release after every attempt is part of what it checks. Short and rate-limited: nothing spins beside the
+/// busy loops the noise tests need.
 /// </summary>
 [Collection(DaemonCollection.Name)]
-public sealed class SuitePlacementTests(ITestOutputHelper output) : IDisposable
+public sealed class SuitePlacementTests(SharedInProcessDaemon shared, ITestOutputHelper output) : IClassFixture<SharedInProcessDaemon>, IDisposable
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(180);
     private readonly DaemonDirectory _state = new("suiteplace");
+    private readonly InProcessDaemon _daemon = shared.Daemon;
+    private readonly IDisposable _log = shared.Daemon.LogTo(output);
 
-    private DaemonSettings Setup => _state.Settings;
-
-    public void Dispose() => _state.Dispose();
+    public void Dispose()
+    {
+        _log.Dispose();
+        _state.Dispose();
+    }
 
     [Theory]
     [InlineData("""{"publisher_cpus":"4096"}""", "spec.publisher_cpus: ")]
@@ -30,7 +36,7 @@ public sealed class SuitePlacementTests(ITestOutputHelper output) : IDisposable
     [InlineData("""{"max_noise_percent":100.5}""", "spec.max_noise_percent: must be greater than 0 and at most 100")]
     public async Task StartSuite_RefusesBadPlacement_NamingTheSuitesField(string placement, string expected)
     {
-        await using var daemon = await DaemonProcess.StartAsync(Setup);
+        var daemon = _daemon;
         var spec = Google.Protobuf.JsonParser.Default.Parse<SuiteSpec>(placement);
         spec.Transports.Add("channels");
         spec.PayloadBytes.Add(8);
@@ -46,7 +52,7 @@ public sealed class SuitePlacementTests(ITestOutputHelper output) : IDisposable
     [Fact]
     public async Task StartSuite_WithAPreset_TakesPlacement_AndRefusesABadOneNamingTheField()
     {
-        await using var daemon = await DaemonProcess.StartAsync(Setup);
+        var daemon = _daemon;
         var bad = new SuiteSpec { Preset = "reference-1", PublisherCpus = "4096" };
 
         var e = await Assert.ThrowsAsync<RpcException>(async () => await daemon.Control.StartSuiteAsync(new StartSuiteRequest { Spec = bad }));
@@ -75,8 +81,11 @@ public sealed class SuitePlacementTests(ITestOutputHelper output) : IDisposable
         spec.PublisherCpus = $"{pub}";
         spec.SubscriberCpus = $"{sub}";
         spec.MaxNoisePercent = 100;
+        // A host restarted on the same database: the second one reads the suite from the store.
+        var database = $"--IpcBench:DatabasePath={Path.Combine(_state.Path, "scenarios.db")}";
+        Directory.CreateDirectory(_state.Path);
         string id;
-        await using (var first = await DaemonProcess.StartAsync(Setup))
+        await using (var first = await InProcessDaemon.StartAsync(database))
         {
             using var log = first.LogTo(output);
             var suite = await RunAsync(first, spec);
@@ -91,7 +100,7 @@ public sealed class SuitePlacementTests(ITestOutputHelper output) : IDisposable
             id = suite.Id;
         }
 
-        await using var second = await DaemonProcess.StartAsync(Setup);
+        await using var second = await InProcessDaemon.StartAsync(database);
         AssertPlacement(await second.Control.GetSuiteAsync(new GetSuiteRequest { Id = id }));
 
         void AssertPlacement(Suite suite)
@@ -109,7 +118,7 @@ public sealed class SuitePlacementTests(ITestOutputHelper output) : IDisposable
     [Fact]
     public async Task ACellTooNoisy_IsRetriedTwice_MarkedInEveryReport_AndLeavesNothingBehind()
     {
-        await using var daemon = await DaemonProcess.StartAsync(Setup);
+        await using var daemon = await DaemonProcess.StartAsync(_state.Settings);
         using var log = daemon.LogTo(output);
         var spec = Matrix("uds", 0.3);
         spec.RatePerPublisher = 1000;
@@ -164,8 +173,7 @@ public sealed class SuitePlacementTests(ITestOutputHelper output) : IDisposable
     [Fact]
     public async Task ACellWithinItsNoiseBound_IsNotRetried()
     {
-        await using var daemon = await DaemonProcess.StartAsync(Setup);
-        using var log = daemon.LogTo(output);
+        var daemon = _daemon;
         var spec = Matrix("channels", 0.2);
         spec.MaxNoisePercent = 100;
 
@@ -201,10 +209,10 @@ public sealed class SuitePlacementTests(ITestOutputHelper output) : IDisposable
         return spec;
     }
 
-    private static async Task<string> ExportAsync(DaemonProcess daemon, string id, ReportFormat format) =>
+    private static async Task<string> ExportAsync(DaemonClient daemon, string id, ReportFormat format) =>
         (await daemon.Control.ExportSuiteAsync(new ExportSuiteRequest { Id = id, Format = format })).Content;
 
-    private static async Task<Suite> RunAsync(DaemonProcess daemon, SuiteSpec spec)
+    private static async Task<Suite> RunAsync(DaemonClient daemon, SuiteSpec spec)
     {
         var started = await daemon.Control.StartSuiteAsync(new StartSuiteRequest { Spec = spec });
         var clock = System.Diagnostics.Stopwatch.StartNew();

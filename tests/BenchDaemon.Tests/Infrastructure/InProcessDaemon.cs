@@ -2,6 +2,8 @@ using Grpc.Health.V1;
 using Grpc.Net.Client;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Hosting;
+using IpcBench.Daemon.Observability;
+using Prometheus;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.TestHost;
@@ -39,6 +41,23 @@ internal sealed class InProcessDaemon : DaemonClient, IAsyncDisposable
     public string DatabasePath { get; }
 
     public IServiceProvider Services => _app.Services;
+
+    /// <summary>A handler into the host for clients other than <see cref="DaemonClient.Channel"/> (raw HTTP/2 bodies, say).</summary>
+    public HttpMessageHandler CreateHandler() => _app.GetTestServer().CreateHandler();
+
+    /// <summary>
+    /// What GET /metrics would answer (TestServer has no metrics port): the host's own registry in the same text format,
+    /// so tests of what the daemon counts need no process. The port itself is tested on a <see cref="DaemonProcess"/>.
+    /// </summary>
+    public async Task<string> MetricsTextAsync()
+    {
+        using var text = new MemoryStream();
+        await Services.GetRequiredService<DaemonMetrics>().Registry.CollectAndExportAsTextAsync(text);
+        return System.Text.Encoding.UTF8.GetString(text.ToArray());
+    }
+
+    /// <summary>Agent processes this host started: it runs in the test process, so they would be its children.</summary>
+    public IReadOnlyList<ProcessEntry> Agents() => [.. ProcessTree.Children(Environment.ProcessId).Where(p => p.IsAgent)];
 
     /// <summary>Starts a host with <paramref name="configuration"/> (e.g. "--IpcBench:MaxPublishers=8") and waits until it is ready.</summary>
     public static async Task<InProcessDaemon> StartAsync(params string[] configuration)
