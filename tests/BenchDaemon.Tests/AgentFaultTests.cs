@@ -38,7 +38,10 @@ public sealed class AgentFaultTests(ITestOutputHelper output)
         // Twice the cases: a finished scenario holds its slot until its teardown ends, a moment after it reads FAILED.
         await using var daemon = await DaemonProcess.StartAsync(
             string.Create(CultureInfo.InvariantCulture, $"--IpcBench:HeartbeatTimeoutSeconds={HeartbeatTimeoutSeconds}"),
-            string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxConcurrentScenarios={2 * cases.Count}"));
+            string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxConcurrentScenarios={2 * cases.Count}"),
+            // iceoryx2's publisher gives up on a full subscriber after its send timeout (5 s by default), naming no agent:
+            // at twice the heartbeat timeout, a frozen agent is always found by the heartbeat first, as the case expects.
+            string.Create(CultureInfo.InvariantCulture, $"--IpcBench:Transports:iceoryx2:SendTimeout={TimeSpan.FromSeconds(2 * HeartbeatTimeoutSeconds)}"));
         using var log = daemon.LogTo(output);
         // Closed loop: the publisher is most likely blocked on the victim's full queue when it goes, the case that hangs.
         var started = await Cases.AllAsync(cases, async name =>

@@ -65,8 +65,11 @@ public sealed class CliProcessTests(ITestOutputHelper output) : IDisposable
     {
         var results = Path.Combine(_directory, "interrupted");
         var log = new OutputLog();
-        var start = StartInfo(RepoLayout.DaemonExecutable,
-            ["run", "--transports", "channels", "--payloads", "8,64,1024", "--duration", "3s", "--warmup", "0s", "--out", results, .. Settings()], null);
+        // Through coreutils' env --default-signal=INT: a test run started in the background of a script inherits SIGINT
+        // ignored, and .NET, as shells do, keeps an inherited SIG_IGN; the user at a terminal has it delivered.
+        var start = StartInfo("env",
+            ["--default-signal=INT", RepoLayout.DaemonExecutable,
+                "run", "--transports", "channels", "--payloads", "8,64,1024", "--duration", "3s", "--warmup", "0s", "--out", results, .. Settings()], null);
         using var process = log.Start(start);
         try
         {
