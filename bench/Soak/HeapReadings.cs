@@ -24,17 +24,30 @@ public sealed class HeapReadings
     /// <summary>Time between the two readings.</summary>
     public double Seconds { get; }
 
-    /// <summary>Reads <paramref name="pids"/>, says so through <paramref name="firstRead"/>, waits <paramref name="window"/> (or until <paramref name="ended"/> ends early), reads the same pids again.</summary>
-    public static async Task<HeapReadings> TakeAsync(IReadOnlyCollection<int> pids, TimeSpan window, Task ended, Action firstRead)
+    /// <summary>Reads <paramref name="pids"/> (<paramref name="reading"/> called as each reading starts and ends), says so through <paramref name="firstRead"/>, waits <paramref name="window"/> (or until <paramref name="ended"/> ends early), reads the same pids again.</summary>
+    public static async Task<HeapReadings> TakeAsync(IReadOnlyCollection<int> pids, TimeSpan window, Task ended, Action reading, Action firstRead)
     {
+        async Task<Dictionary<int, LiveHeap?>> Read()
+        {
+            reading();
+            try
+            {
+                return await ReadAsync(pids);
+            }
+            finally
+            {
+                reading();
+            }
+        }
+
         // A process's first EventPipe session costs it once: the runtime's event sources and their buffers, a descriptor
         // or two. Paid by a reading that is not counted, so neither the heap nor the descriptors compared count the probe.
-        await ReadAsync(pids);
-        var first = await ReadAsync(pids);
+        await Read();
+        var first = await Read();
         firstRead();
         var clock = System.Diagnostics.Stopwatch.StartNew();
         await Task.WhenAny(Task.Delay(window), ended);
-        var last = await ReadAsync(pids);
+        var last = await Read();
         return new HeapReadings(first, last, clock.Elapsed.TotalSeconds);
     }
 

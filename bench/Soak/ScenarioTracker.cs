@@ -21,7 +21,7 @@ public sealed record SoakSample(
     long AgentsHeapBytes,
     long AgentsAllocatedBytes,
     int AgentDescriptors,
-    bool AfterHeapRead,
+    bool? AfterHeapRead,
     long SharedMemoryUsedBytes);
 
 /// <summary>Follows one scenario: keeps a sample a second while it runs and turns them into its result.</summary>
@@ -37,6 +37,7 @@ public sealed class ScenarioTracker
     private volatile IReadOnlyList<int> _agentPids = [];
     private volatile bool _measuring;
     private volatile bool _heapRead;
+    private int _readings;
     private IReadOnlyList<int> _readAgents = [];
     private bool _hasAgents;
 
@@ -68,6 +69,12 @@ public sealed class ScenarioTracker
     /// </summary>
     public void FirstHeapReadDone() => _heapRead = true;
 
+    /// <summary>
+    /// A reading's sessions open or close (odd while open): each holds a diagnostics connection, one descriptor, in every
+    /// process read (seen: a grpc-uds agent sampled at 101 for 100). Samples that may have seen one are not compared.
+    /// </summary>
+    public void HeapReading() => Interlocked.Increment(ref _readings);
+
     public void Observe(Scenario scenario, MachineSample machine, string metrics)
     {
         _latest = scenario;
@@ -88,6 +95,9 @@ public sealed class ScenarioTracker
         _agentPids = agentPids;
         _measuring = true;
         string scenarioLabel = $"scenario=\"{Id}\"";
+        int readings = Volatile.Read(ref _readings);
+        int agentDescriptors = agentPids.Sum(Probes.OpenDescriptors);
+        bool clean = readings % 2 == 0 && Volatile.Read(ref _readings) == readings;
         _samples.Add(new SoakSample(
             measured,
             scenario.LastInterval.MessagesPerSecond,
@@ -97,8 +107,8 @@ public sealed class ScenarioTracker
             agentPids.Sum(Probes.ResidentBytes),
             (long)Probes.Sum(metrics, "ipcbench_agent_gc_heap_bytes", scenarioLabel),
             (long)Probes.Sum(metrics, "ipcbench_agent_gc_allocated_bytes_total", scenarioLabel),
-            agentPids.Sum(Probes.OpenDescriptors),
-            _heapRead,
+            agentDescriptors,
+            clean ? _heapRead : null,
             machine.SharedMemoryUsedBytes));
     }
 
@@ -137,8 +147,8 @@ public sealed class ScenarioTracker
             (long)Mean(first, s => s.AgentsHeapBytes),
             (long)Mean(last, s => s.AgentsHeapBytes),
             AllocationRate(),
-            _samples.FirstOrDefault(s => s.AfterHeapRead)?.AgentDescriptors ?? 0,
-            last.Count > 0 ? last.Max(s => s.AgentDescriptors) : 0,
+            _samples.FirstOrDefault(s => s.AfterHeapRead == true)?.AgentDescriptors ?? 0,
+            (last.Any(s => s.AfterHeapRead == true) ? last : _samples).Where(s => s.AfterHeapRead == true).Select(s => s.AgentDescriptors).DefaultIfEmpty().Max(),
             _before.DaemonDescriptors,
             after.DaemonDescriptors,
             _before.SharedMemoryUsedBytes,

@@ -210,7 +210,7 @@ public sealed partial class SoakSession : IAsyncDisposable
         }
 
         var heaps = await HeapReadings.TakeAsync([_daemon.Id, .. trackers.SelectMany(t => t.ReadAgents())], _options.Duration, sampling,
-            () => trackers.ToList().ForEach(t => t.FirstHeapReadDone()));
+            () => trackers.ToList().ForEach(t => t.HeapReading()), () => trackers.ToList().ForEach(t => t.FirstHeapReadDone()));
         foreach (var tracker in trackers.Where(t => !t.Finished))
         {
             await _control.StopScenarioAsync(new() { Id = tracker.Id }, deadline: Deadline());
