@@ -73,7 +73,14 @@ public sealed class SuiteContractTests(SuiteContractTests.Fixture shared, ITestO
     public async Task StopSuite_StopsTheRunningCell_AndKeepsTheFinishedOnes()
     {
         var started = await _daemon.Control.StartSuiteAsync(new StartSuiteRequest { Spec = Matrix([8, 16], 1, repetitions: 3) });
+        // A cell running after the first finished: between two cells there is nothing to stop (seen: 1 done, not 2).
         await WaitAsync(_daemon, started.Id, s => s.ScenariosDone >= 1 && s.State == SuiteState.Running);
+        for (var clock = System.Diagnostics.Stopwatch.StartNew();
+             (await _daemon.ListScenariosAsync(new ListScenariosRequest { SuiteId = started.Id, State = ScenarioState.Running })).Scenarios.Count == 0;
+             await Task.Delay(20))
+        {
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), "no cell of the suite ran within 30 s");
+        }
         var stopped = await _daemon.Control.StopSuiteAsync(new StopSuiteRequest { Id = started.Id });
 
         Assert.Equal(SuiteState.Stopped, stopped.State);
