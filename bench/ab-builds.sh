@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Two builds of BenchDaemon on the same `run` matrix, interleaved, for before/after comparisons of a change (e.g. the
 # latency histograms): every round runs the matrix once with each build, alternating which goes first, so a slow spell
-# of the machine lands on both. Prints per-build medians of msg/s, p50 and p99 and the ratios candidate/baseline.
+# of the machine lands on both. Prints per-build medians of msg/s, p50 and p99 and the ratios candidate/baseline, one
+# table per placement (each scenario's core-to-core probe: "near" up to NEAR_NS, "far" above), since the host moves the
+# vCPUs between the two within minutes and small-message figures move 2-4x with it. A placement that only one build
+# met is listed as not compared.
 #
 # Usage: bench/ab-builds.sh BASELINE_CHECKOUT [CANDIDATE_CHECKOUT (default: this one)] [-- run arguments...]
 #   e.g. git worktree add /tmp/ipcbench-main main && bench/ab-builds.sh /tmp/ipcbench-main
 #        bench/ab-builds.sh /tmp/ipcbench-main . -- --transports iceoryx2,uds --payloads 8,1024 --wait spin
 # Default run arguments: --transports shm-ring --payloads 8 --wait yield (a shm-ring 8 B 1:1 stream).
-# Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per scenario), SKIP_BUILD=1, OUT=dir (default: a temporary directory).
+# Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per scenario), NEAR_NS=300, SKIP_BUILD=1, OUT=dir (default: a temporary
+# directory).
 # Each build gets its own scenario database (an older build refuses a newer schema) and runtime directory.
 # Needs: the .NET 10 SDK, python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-[[ $# -ge 1 ]] || { sed -n '2,12p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,16p' "$0" >&2; exit 2; }
 baseline=$(cd "$1" && pwd)
 shift
 candidate=$PWD
@@ -28,6 +32,7 @@ run_args=("$@")
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-3}
 WARMUP=${WARMUP:-1}
+NEAR_NS=${NEAR_NS:-300}
 . bench/lib.sh
 results_dir "${OUT:-$(mktemp -d -t ipcbench-ab.XXXXXX)}"
 
@@ -47,16 +52,20 @@ run_build() { # label, checkout, round
     say "$label: some scenario failed (see $log)"
   fi
   [[ -f $dir/results.json ]] || return 0
-  python3 - "$dir/results.json" "$label" "$round" >>"$tsv" <<'PY'
+  python3 - "$dir/results.json" "$label" "$round" "$NEAR_NS" >>"$tsv" <<'PY'
 import json, sys
 def ns(d): return float((d or "0s").rstrip("s")) * 1e9
+def placement(env):
+    probe = ns(env.get("core_to_core_round_trip"))
+    return ("near" if probe <= float(sys.argv[4]) else "far", f"{probe:.0f}") if probe else ("unknown", "")
 for record in json.load(open(sys.argv[1]))["scenarios"]:
     s = record["scenario"]; spec = s["spec"]; st = s.get("stats", {}); lat = st.get("latency", {})
     cell = f'{spec["transport"]} {spec["payload_bytes"]} B {spec.get("payload_access", "").replace("PAYLOAD_ACCESS_", "").lower()} ' \
            f'{spec.get("wait_strategy", "").replace("WAIT_STRATEGY_", "").lower()} {spec.get("mode", "").replace("MODE_", "").lower()} ' \
            f'{spec["publishers"]}:{spec["subscribers"]}'
+    where, probe = placement(s.get("environment", {}))
     print("\t".join(map(str, [sys.argv[2], sys.argv[3], cell, st.get("messages_per_second", 0), ns(lat.get("p50")), ns(lat.get("p99")),
-                              s.get("state", "").replace("SCENARIO_STATE_", "")])))
+                              s.get("state", "").replace("SCENARIO_STATE_", ""), where, probe])))
 PY
 }
 
@@ -70,29 +79,43 @@ for ((round = 1; round <= ROUNDS; round++)); do
   fi
 done
 
-python3 - "$tsv" "$baseline" "$candidate" "$ROUNDS" <<'PY'
+python3 - "$tsv" "$baseline" "$candidate" "$ROUNDS" "$NEAR_NS" <<'PY'
 import statistics, sys
 from collections import defaultdict
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
 values = defaultdict(list)
+probes = defaultdict(list)
 failed = [r for r in rows if r[6] != "COMPLETED"]
-for label, rnd, cell, mps, p50, p99, state in rows:
+for label, rnd, cell, mps, p50, p99, state, where, probe in rows:
     if state == "COMPLETED":
-        values[(cell, label)].append((float(mps), float(p50), float(p99)))
-def med(cell, label, i):
-    v = [x[i] for x in values.get((cell, label), [])]
+        values[(where, cell, label)].append((float(mps), float(p50), float(p99)))
+        if probe:
+            probes[(where, label)].append(float(probe))
+def med(where, cell, label, i):
+    v = [x[i] for x in values.get((where, cell, label), [])]
     return statistics.median(v) if v else None
 def fmt(v, unit): return "–" if v is None else (f"{v / 1e6:.2f} M" if unit == "mps" else f"{v:.0f}")
 def ratio(a, b): return "–" if a is None or b is None or a == 0 else f"{b / a:.3f}"
-print(f"# Baseline {sys.argv[2]} vs candidate {sys.argv[3]}, medians of {sys.argv[4]} interleaved rounds\n")
-print("| Scenario | msg/s baseline | msg/s candidate | ratio | p50 ns baseline | p50 ns candidate | ratio | p99 ns baseline | p99 ns candidate | ratio |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-for cell in sorted({c for c, _ in values}):
-    cols = []
-    for i, unit in ((0, "mps"), (1, "ns"), (2, "ns")):
-        a, b = med(cell, "baseline", i), med(cell, "candidate", i)
-        cols += [fmt(a, unit), fmt(b, unit), ratio(a, b)]
-    print(f"| {cell} | " + " | ".join(cols) + " |")
+print(f"# Baseline {sys.argv[2]} vs candidate {sys.argv[3]}, medians of {sys.argv[4]} interleaved rounds, per placement")
+for where in ("near", "far", "unknown"):
+    cells = sorted({c for w, c, _ in values if w == where})
+    if not cells:
+        if where != "unknown":
+            print(f"\n## {where} (probe {'<=' if where == 'near' else '>'} {sys.argv[5]} ns): no scenario ran in it, so this placement was not compared")
+        continue
+    spans = "; ".join(f"{label} {len(p)} runs, probe {min(p):.0f}–{max(p):.0f} ns" for label in ("baseline", "candidate")
+                      for p in [probes.get((where, label), [])] if p)
+    print(f"\n## {where}: {spans or 'no probe'}\n")
+    print("| Scenario | runs b/c | msg/s baseline | msg/s candidate | ratio | p50 ns baseline | p50 ns candidate | ratio | p99 ns baseline | p99 ns candidate | ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for cell in cells:
+        runs = "/".join(str(len(values.get((where, cell, label), []))) for label in ("baseline", "candidate"))
+        cols = []
+        for i, unit in ((0, "mps"), (1, "ns"), (2, "ns")):
+            a, b = med(where, cell, "baseline", i), med(where, cell, "candidate", i)
+            cols += [fmt(a, unit), fmt(b, unit), ratio(a, b)]
+        note = "" if "/0" not in runs and not runs.startswith("0/") else " (one build only: not compared)"
+        print(f"| {cell}{note} | {runs} | " + " | ".join(cols) + " |")
 if failed:
     print("\nNot completed (left out of the medians):")
     for r in failed:

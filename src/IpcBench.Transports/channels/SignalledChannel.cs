@@ -6,6 +6,9 @@ namespace IpcBench.Transports.Channels;
 /// A bounded System.Threading.Channels channel of messages, with a <see cref="Doorbell"/> for each side a BLOCK-mode
 /// thread can wait on: the channel carries every message; the doorbells only wake threads. Both ends of a channel
 /// wait the same way (the scenario's wait strategy): only a BLOCK-mode side rings, because only one can be asleep.
+/// A sleeping reader is woken by the first message; a sleeping writer only once the reader has drained a quarter of
+/// the capacity, as a pipe wakes its writer when a page is free: woken for each freed slot, a writer writes one message
+/// and sleeps again, trading a wake-up per message with the reader.
 /// </summary>
 internal sealed class SignalledChannel
 {
@@ -17,10 +20,18 @@ internal sealed class SignalledChannel
     /// <summary>The writer sleeps on it until there is room; the reader rings it.</summary>
     private readonly Doorbell _writable = new();
 
+    /// <summary>After this many reads since it found the writer asleep, the reader wakes it.</summary>
+    private readonly int _wakeWriterAfter;
+
+    /// <summary>The reader's count of its reads since it found the writer asleep (the writer slept on a full channel).</summary>
+    private int _readsWhileWriterSleeps;
+
     private volatile bool _completed;
 
     public SignalledChannel(int capacity)
     {
+        _wakeWriterAfter = Math.Max(1, capacity / 4);
+
         // Single reader and writer, the one thread on either side; no continuations are ever registered (the doorbells
         // wake threads), so none can run inline or on the thread pool.
         _channel = Channel.CreateBounded<PooledMessage>(
@@ -42,6 +53,7 @@ internal sealed class SignalledChannel
     public bool TryRead(WaitMode mode, CancellationToken cancellationToken, out PooledMessage message)
     {
         var reader = _channel.Reader;
+        var spinner = default(SpinWait);
         while (!reader.TryRead(out message!))
         {
             if (reader.Completion.IsCompleted || cancellationToken.IsCancellationRequested)
@@ -49,9 +61,22 @@ internal sealed class SignalledChannel
                 return false;
             }
 
+            if (mode == WaitMode.Block && _writable.IsArmed)
+            {
+                // Empty with the writer asleep cannot follow a full channel's drain (that rang it), but a spare
+                // look costs nothing on this path and two sleepers would otherwise wait for their poll.
+                _readsWhileWriterSleeps = 0;
+                _writable.Ring();
+            }
+
             if (mode != WaitMode.Block)
             {
                 Idle.Pause(mode);
+                continue;
+            }
+
+            if (Doorbell.SpinFirst(ref spinner))
+            {
                 continue;
             }
 
@@ -73,10 +98,33 @@ internal sealed class SignalledChannel
 
         if (mode == WaitMode.Block)
         {
-            _writable.Ring();
+            WakeWriterOnceDrained();
         }
 
         return true;
+    }
+
+    /// <summary>
+    /// The writer sleeps only on a full channel (it arms, then finds it still full under the channel's lock), so every
+    /// read that sees it armed took a message from a channel that had been full since: after a quarter of the capacity of such
+    /// reads, that much of the channel is free. Counted by the reader rather than read from the channel's Count, which
+    /// takes the channel's lock a second time per read.
+    /// </summary>
+    private void WakeWriterOnceDrained()
+    {
+        if (!_writable.IsArmed)
+        {
+            // Written only when it changes: this object's other fields are read by the writer for every message.
+            if (_readsWhileWriterSleeps != 0)
+            {
+                _readsWhileWriterSleeps = 0;
+            }
+        }
+        else if (++_readsWhileWriterSleeps >= _wakeWriterAfter)
+        {
+            _readsWhileWriterSleeps = 0;
+            _writable.Ring();
+        }
     }
 
     /// <summary>Writes <paramref name="message"/>, waiting for room; throws once the channel is completed (its reader is gone).</summary>
