@@ -10,14 +10,15 @@
 #   e.g. git worktree add /tmp/ipcbench-main main && bench/ab-builds.sh /tmp/ipcbench-main
 #        bench/ab-builds.sh /tmp/ipcbench-main . -- --transports iceoryx2,uds --payloads 8,1024 --wait spin
 # Default run arguments: --transports shm-ring --payloads 8 --wait yield (a shm-ring 8 B 1:1 stream).
-# Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per scenario), NEAR_NS=300, SKIP_BUILD=1, OUT=dir (default: a temporary
-# directory).
+# Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per scenario), NEAR_NS=300, MODE_GAP=1.5, SKIP_BUILD=1, OUT=dir (default:
+# a temporary directory). Every round is listed too, with each run's probe and mode (fast/slow where a cell's runs
+# split at a gap of MODE_GAP x), and the medians say when the builds sat in different modes.
 # Each build gets its own scenario database (an older build refuses a newer schema) and runtime directory.
 # Needs: the .NET 10 SDK, python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-[[ $# -ge 1 ]] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,18p' "$0" >&2; exit 2; }
 baseline=$(cd "$1" && pwd)
 shift
 candidate=$PWD
@@ -33,6 +34,7 @@ ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-3}
 WARMUP=${WARMUP:-1}
 NEAR_NS=${NEAR_NS:-300}
+MODE_GAP=${MODE_GAP:-1.5}
 . bench/lib.sh
 results_dir "${OUT:-$(mktemp -d -t ipcbench-ab.XXXXXX)}"
 
@@ -79,7 +81,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
   fi
 done
 
-python3 - "$tsv" "$baseline" "$candidate" "$ROUNDS" "$NEAR_NS" <<'PY'
+python3 - "$tsv" "$baseline" "$candidate" "$ROUNDS" "$NEAR_NS" "$MODE_GAP" <<'PY'
 import statistics, sys
 from collections import defaultdict
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
@@ -116,6 +118,47 @@ for where in ("near", "far", "unknown"):
             cols += [fmt(a, unit), fmt(b, unit), ratio(a, b)]
         note = "" if "/0" not in runs and not runs.startswith("0/") else " (one build only: not compared)"
         print(f"| {cell}{note} | {runs} | " + " | ".join(cols) + " |")
+
+# Modes: within one cell and placement, runs whose msg/s split at a gap of MODE_GAP x or more (e.g. a fast and a slow
+# mode of the same build) are labelled fast and slow; a median over a mix of modes says little, so the counts per
+# build are printed and a comparison whose builds sat in different modes says so.
+mode_gap = float(sys.argv[6])
+by_round = defaultdict(dict)
+for label, rnd, cell, mps, p50, p99, state, where, probe in rows:
+    if state == "COMPLETED":
+        by_round[(cell, int(rnd))][label] = (float(mps), where, probe)
+modes = {}
+for (where, cell) in {(w, c) for w, c, _ in values}:
+    runs = sorted(x[0] for label in ("baseline", "candidate") for x in values.get((where, cell, label), []) if x[0] > 0)
+    gaps = [(runs[i + 1] / runs[i], runs[i + 1]) for i in range(len(runs) - 1)]
+    widest = max(gaps, default=(1, 0))
+    modes[(where, cell)] = widest[1] if widest[0] >= mode_gap else None
+def mode(where, cell, mps):
+    split = modes.get((where, cell))
+    return "" if split is None else ("fast" if mps >= split else "slow")
+print(f"\n## Every round: msg/s (probe, mode where a cell's runs split at a gap of {mode_gap:g}x or more)\n")
+print("| Scenario | round | baseline | candidate | candidate/baseline |")
+print("|---|---:|---:|---:|---:|")
+for (cell, rnd) in sorted(by_round):
+    pair = by_round[(cell, rnd)]
+    def show(label):
+        if label not in pair:
+            return "–"
+        mps, where, probe = pair[label]
+        m = mode(where, cell, mps)
+        return f"{mps / 1e6:.2f} M ({probe or '?'} ns {where}{', ' + m if m else ''})"
+    r = "–"
+    if len(pair) == 2:
+        (b, bw, _), (c, cw, _) = pair["baseline"], pair["candidate"]
+        r = (f"{c / b:.3f}" if b else "–") + ("" if bw == cw else " (placements differ)")
+    print(f"| {cell} | {rnd} | {show('baseline')} | {show('candidate')} | {r} |")
+for (where, cell), split in sorted(modes.items()):
+    if split is None:
+        continue
+    counts = {label: sum(1 for x in values.get((where, cell, label), []) if x[0] >= split) for label in ("baseline", "candidate")}
+    totals = {label: len(values.get((where, cell, label), [])) for label in ("baseline", "candidate")}
+    print(f"\n{cell}, {where}: two modes split at {split / 1e6:.2f} M msg/s; fast runs: baseline {counts['baseline']} of {totals['baseline']}, "
+          f"candidate {counts['candidate']} of {totals['candidate']}. The medians above mix them: compare the rounds.")
 if failed:
     print("\nNot completed (left out of the medians):")
     for r in failed:

@@ -82,6 +82,58 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
         new ScenarioExpectations(next, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
     }
 
+    /// <summary>
+    /// A client that starts the next scenario the moment it reads the last one's final state, at the limit, is admitted:
+    /// the final state is shown only once the scenario has released its agents (it used to be shown a moment before, and
+    /// such a start was refused RESOURCE_EXHAUSTED). The state is polled as fast as the daemon answers, so a final
+    /// state shown before the release would be seen inside that window.
+    /// </summary>
+    [Fact]
+    public async Task AStartMadeOnReadingTheFinalState_IsAdmitted_AtTheLimit()
+    {
+        var daemon = _daemon;
+        await NothingRunningAsync();
+        var holders = new List<Scenario>();
+        for (int i = 0; i < MaxConcurrentScenarios - 1; i++)
+        {
+            holders.Add(await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, duration: null)));
+        }
+
+        var shortRun = Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(200));
+        var current = await daemon.StartScenarioAsync(shortRun);
+        try
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                var clock = System.Diagnostics.Stopwatch.StartNew();
+                Scenario seen;
+                do
+                {
+                    seen = await daemon.GetScenarioAsync(current.Id);
+                    Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), $"{current.Id} did not finish: {daemon.Describe(seen)}");
+                }
+                while (!ScenarioStates.IsFinished(seen));
+
+                Assert.Equal(ScenarioState.Completed, seen.State);
+                try
+                {
+                    current = await daemon.StartScenarioAsync(shortRun);
+                }
+                catch (RpcException e)
+                {
+                    Assert.Fail($"start {i + 1}, made on reading {seen.Id} {seen.State}, was refused: {e.StatusCode} {e.Status.Detail}");
+                }
+            }
+        }
+        finally
+        {
+            foreach (var scenario in holders.Append(current))
+            {
+                await daemon.StopScenarioAsync(scenario.Id);
+            }
+        }
+    }
+
     [Fact]
     public async Task AgentLimit_RefusesAScenarioWhoseAgentsWouldExceedIt_NamingTheNumbers()
     {

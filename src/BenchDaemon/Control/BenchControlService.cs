@@ -100,8 +100,8 @@ public sealed class BenchControlService(
 
         while (true)
         {
-            // Decide on the snapshot sent, not on Completion: a scenario is in its final state a moment before it has
-            // released its agents, and a tick in between must not send the final snapshot twice.
+            // Decide on the snapshot sent, not on Completion: a scenario shows its final state a moment before its
+            // Completion (its trace and log are written in between), and a tick there must not send it twice.
             var snapshot = run.Snapshot();
             await responseStream.WriteAsync(ScenarioProtos.ToProto(snapshot), cancellationToken).ConfigureAwait(false);
             if (snapshot.IsFinished)

@@ -25,11 +25,14 @@ public sealed class ScenarioEntry
     /// <summary>The suite whose cell this is; empty for a scenario started on its own.</summary>
     public string SuiteId { get; }
 
-    /// <summary>What admission control counted for this scenario; it counts only while <see cref="Live"/> is set.</summary>
+    /// <summary>What admission control counted for this scenario; it counts only while <see cref="HoldsResources"/>.</summary>
     public AdmissionControl.Claim Claim { get; }
 
     /// <summary>The run, until it has finished and released everything it held; null afterwards.</summary>
     public ScenarioRun? Live => Volatile.Read(ref _run);
+
+    /// <summary>Whether the run still holds agents, shared memory or sockets (it shows a final state only once it does not).</summary>
+    public bool HoldsResources => Live is { } run && !run.Released;
 
     /// <summary>Whether the run has finished and released everything it held (its Completion).</summary>
     public bool IsCompleted => Live is not { } run || run.Completion.IsCompleted;

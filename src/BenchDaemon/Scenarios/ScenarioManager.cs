@@ -118,7 +118,7 @@ public sealed class ScenarioManager(
     {
         var claims = new List<AdmissionControl.Claim>();
         var suitesRunningACell = new HashSet<string>(StringComparer.Ordinal);
-        foreach (var entry in _scenarios.Values.Where(s => !s.IsCompleted))
+        foreach (var entry in _scenarios.Values.Where(s => s.HoldsResources))
         {
             if (entry.SuiteId.Length > 0 && entry.SuiteId == exceptSuite)
             {

@@ -8,7 +8,9 @@ namespace IpcBench.Daemon.Scenarios;
 /// <summary>
 /// One scenario from start to result, as a state machine: PENDING, STARTING (set-up by <see cref="ScenarioTopology"/>),
 /// WARMING_UP and RUNNING (a one-second tick through <see cref="ScenarioMeter"/>), STOPPING, and COMPLETED, STOPPED or
-/// FAILED. It tells the store of every change and answers snapshots and scrapes from other threads.
+/// FAILED. It tells the store of every change and answers snapshots and scrapes from other threads. A final state is
+/// shown only once the scenario has released its agents, shared memory and sockets: a client that starts the next
+/// scenario the moment it reads COMPLETED must find the admission slot free (until then the scenario reads STOPPING).
 /// </summary>
 public sealed class ScenarioRun
 {
@@ -31,6 +33,8 @@ public sealed class ScenarioRun
     private RunEnvironment? _environment;
     private IntervalSample? _lastInterval;
     private RunStats? _finalStats;
+    private (RunState State, string Error)? _outcome;
+    private volatile bool _released;
     private ScenarioMetricsSnapshot? _finalMetrics;
     private (string Error, double Noise)? _tooNoisy;
 
@@ -63,6 +67,12 @@ public sealed class ScenarioRun
 
     /// <summary>Completes when the scenario reached COMPLETED, STOPPED or FAILED and released everything it held.</summary>
     public Task Completion => _completed.Task;
+
+    /// <summary>
+    /// Whether it has released its agents, shared memory and sockets: set before the final state is shown, so admission
+    /// control, which counts only scenarios that have not, never refuses a start made on seeing that state.
+    /// </summary>
+    public bool Released => _released;
 
     public RunState State
     {
@@ -140,6 +150,8 @@ public sealed class ScenarioRun
         {
             _abort.Cancel();
             await _topology.ReleaseAsync().ConfigureAwait(false);
+            _released = true;
+            Publish(_outcome ?? (RunState.Failed, "the scenario ended without an outcome"));
             Logger.LogInformation("Scenario {ScenarioId} ended {State}", Id, State);
             lock (_gate)
             {
@@ -247,18 +259,42 @@ public sealed class ScenarioRun
         _services.Recorder.Changed(this);
     }
 
-    /// <summary>The final state, with the result as it stands (whatever was measured before a failure, too).</summary>
+    /// <summary>
+    /// The outcome, with the result as it stands (whatever was measured before a failure, too): the result is final from
+    /// here, the state reads STOPPING until <see cref="Publish"/> once everything is released.
+    /// </summary>
     private void Finish(RunState state, string error)
     {
         var stats = _meter.BuildStats();
+        bool wasStopping;
         lock (_gate)
         {
             _finalStats = stats;
-            _state = state;
-            _error = error;
+            _outcome = (state, error);
             _endedAt = DateTime.UtcNow;
+            wasStopping = _state == RunState.Stopping;
         }
 
+        if (!wasStopping)
+        {
+            SetState(RunState.Stopping);
+        }
+        else
+        {
+            _services.Recorder.Changed(this);
+        }
+    }
+
+    /// <summary>The final state, after the release: what clients, suites and admission control act on.</summary>
+    private void Publish((RunState State, string Error) outcome)
+    {
+        lock (_gate)
+        {
+            _state = outcome.State;
+            _error = outcome.Error;
+        }
+
+        _trace?.StateChanged(outcome.State);
         _services.Recorder.Changed(this);
     }
 

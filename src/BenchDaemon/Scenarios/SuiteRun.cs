@@ -90,12 +90,12 @@ public sealed class SuiteRun
     public async Task RunAsync(ScenarioManager scenarios, Action cellDone)
     {
         bool reserved = false;
+        var outcome = (State: SuiteRunState.Stopped, Error: string.Empty);
         try
         {
             reserved = await ReserveAsync(scenarios).ConfigureAwait(false);
             if (!reserved)
             {
-                Finish(SuiteRunState.Stopped, string.Empty);
                 return;
             }
 
@@ -114,20 +114,22 @@ public sealed class SuiteRun
                 await RunRoundAsync(scenarios, step, cellDone).ConfigureAwait(false);
             }
 
-            Finish(_stopRequested.Task.IsCompleted ? SuiteRunState.Stopped : SuiteRunState.Completed, string.Empty);
+            outcome = (_stopRequested.Task.IsCompleted ? SuiteRunState.Stopped : SuiteRunState.Completed, string.Empty);
         }
         catch (Exception e)
         {
             // A cell the daemon refused to start (shutting down, agents gone): the suite ends with the cells it has.
-            Finish(SuiteRunState.Failed, e is RequestRefusedException ? e.Message : $"{e.GetType().Name}: {e.Message}");
+            outcome = (SuiteRunState.Failed, e is RequestRefusedException ? e.Message : $"{e.GetType().Name}: {e.Message}");
         }
         finally
         {
+            // The slot first: a client that starts something the moment it reads the final state must find it free.
             if (reserved)
             {
                 scenarios.ReleaseSuiteSlot(Id);
             }
 
+            Finish(outcome.State, outcome.Error);
             _completed.TrySetResult();
         }
     }
