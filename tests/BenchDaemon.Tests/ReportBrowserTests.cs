@@ -56,7 +56,7 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
     public async Task ComparedReport_DrawsTheChangeChart_ColouredByVerdict()
     {
         // uds regressed, shm-ring improved, the rest the same (ReportSamples.Candidate), against the plain matrix.
-        var baseline = ReportSamples.Matrix("baseline");
+        var baseline = ReportSamples.Matrix("baseline", ReportSamples.ComparedRepetitions);
         var candidate = ReportSamples.Candidate(baseline);
         var comparison = SuiteComparison.Compare(baseline, candidate, 5);
         var (result, screenshot) = await OpenCleanAsync("compared", HtmlReport.Render(candidate, comparison));

@@ -12,7 +12,7 @@ namespace IpcBench.Daemon.Tests;
 /// </summary>
 public sealed class ReportComparisonTests
 {
-    private static readonly SuiteReport Baseline = ReportSamples.Matrix("baseline");
+    private static readonly SuiteReport Baseline = ReportSamples.Matrix("baseline", ReportSamples.ComparedRepetitions);
     private static readonly SuiteReport Candidate = ReportSamples.Candidate(Baseline);
     private static readonly SuiteComparison Comparison = SuiteComparison.Compare(Baseline, Candidate, 5);
 
@@ -74,7 +74,8 @@ public sealed class ReportComparisonTests
         var table = CsvTable.Parse(CsvReport.RenderComparison(Comparison));
 
         Assert.Equal(["baseline_id", "candidate_id", "threshold_percent", "cell", "metric", "unit", "baseline", "candidate", "ratio", "change_percent",
-            "verdict", "notes"], table.Header);
+            "verdict", "notes", "placement", "p_value", "shift_percent", "shift_ci_low_percent", "shift_ci_high_percent", "baseline_samples",
+            "candidate_samples"], table.Header);
         Assert.Equal(1 + Comparison.Cells.Sum(c => c.Metrics.Count), table.Rows.Count);
         Assert.All(table.Rows, r => Assert.Equal(("suite-0002", Candidate.SuiteId, "5"),
             (table.Get(r, "baseline_id"), table.Get(r, "candidate_id"), table.Get(r, "threshold_percent"))));

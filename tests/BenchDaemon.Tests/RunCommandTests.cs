@@ -78,8 +78,8 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
 
         Assert.True(exitCode == 0, $"exit code {exitCode}\n{log.Describe()}");
         Assert.Contains("## Compared with baseline `", stdout, StringComparison.Ordinal);
-        Assert.Matches(new Regex(@"\*\*(SAME|IMPROVED|REGRESSED)\*\* — Overall \1 at a threshold of ±5 %: .* of 2 cell\(s\) in both suites\."), stdout);
-        Assert.Matches(new Regex(@"\| channels 1 KB 1:1 full[^|]* \| (SAME|IMPROVED|REGRESSED) \| "), stdout);
+        Assert.Matches(new Regex(@"\*\*(SAME|IMPROVED|REGRESSED|INCONCLUSIVE)\*\* — Overall \1 at a threshold of ±5 %: .* of 2 cell\(s\) in both suites\."), stdout);
+        Assert.Matches(new Regex(@"\| channels 1 KB 1:1 full[^|]* \| (SAME|IMPROVED|REGRESSED|INCONCLUSIVE) \| "), stdout);
         Assert.Contains("id=\"comparison-chart\"", File.ReadAllText(Path.Combine(second, "report.html")), StringComparison.Ordinal);
 
         var bad = Path.Combine(_directory, "not-a-report.json");

@@ -91,17 +91,33 @@ public static class ScenarioComparer
     public static MetricComparison Continuous(string metric, string unit, double baseline, double candidate, bool higherIsBetter, double thresholdPercent) =>
         ToProto(MetricChange.Continuous(metric, unit, baseline, candidate, higherIsBetter, thresholdPercent));
 
-    public static MetricComparison ToProto(MetricChange change) => new()
+    public static MetricComparison ToProto(MetricChange change)
     {
-        Metric = change.Metric,
-        Unit = change.Unit,
-        Baseline = change.Baseline,
-        Candidate = change.Candidate,
-        Ratio = change.Ratio,
-        ChangePercent = change.ChangePercent,
-        HigherIsBetter = change.HigherIsBetter,
-        Verdict = (ComparisonVerdict)change.Verdict,
-    };
+        var proto = new MetricComparison
+        {
+            Metric = change.Metric,
+            Unit = change.Unit,
+            Baseline = change.Baseline,
+            Candidate = change.Candidate,
+            Ratio = change.Ratio,
+            ChangePercent = change.ChangePercent,
+            HigherIsBetter = change.HigherIsBetter,
+            Verdict = (ComparisonVerdict)change.Verdict,
+            Note = change.Note,
+            BaselineSamples = change.BaselineSamples,
+            CandidateSamples = change.CandidateSamples,
+            Placement = change.Placement,
+        };
+        if (change.PValue is { } p)
+        {
+            proto.PValue = p;
+            proto.ShiftPercent = change.ShiftPercent ?? 0;
+            proto.ShiftCiLowPercent = change.ShiftCiLowPercent ?? 0;
+            proto.ShiftCiHighPercent = change.ShiftCiHighPercent ?? 0;
+        }
+
+        return proto;
+    }
 
     /// <summary>Lost, corrupted, duplicated: counts where only zero is right, so any increase regresses whatever the threshold.</summary>
     public static MetricComparison Count(string metric, ulong baseline, ulong candidate)

@@ -22,6 +22,7 @@ public static class CsvReport
     private static readonly string[] ComparisonHeader =
     [
         "baseline_id", "candidate_id", "threshold_percent", "cell", "metric", "unit", "baseline", "candidate", "ratio", "change_percent", "verdict", "notes",
+        "placement", "p_value", "shift_percent", "shift_ci_low_percent", "shift_ci_high_percent", "baseline_samples", "candidate_samples",
     ];
 
     public static string Render(SuiteReport report) => CsvDocument.Write(Header, report.Cells.SelectMany((cell, i) => CellRows(report.SuiteId, i, cell)));
@@ -60,25 +61,30 @@ public static class CsvReport
     private static IEnumerable<CsvField[]> ComparisonRows(SuiteComparison c)
     {
         CsvField[] suites = [c.BaselineId, c.CandidateId, c.ThresholdPercent];
-        yield return [.. suites, "all", "verdict", string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, Snake(c.Verdict), string.Join("; ", c.Notes)];
+        CsvField[] untested = [string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, string.Empty];
+        yield return [.. suites, "all", "verdict", string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, Snake(c.Verdict), string.Join("; ", c.Notes),
+            .. untested];
         foreach (var cell in c.Cells)
         {
             if (cell.Metrics.Count == 0)
             {
                 yield return [.. suites, cell.Label, "verdict", string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, Snake(cell.Verdict),
-                    string.Join("; ", cell.Notes)];
+                    string.Join("; ", cell.Notes), .. untested];
             }
 
             foreach (var m in cell.Metrics)
             {
                 yield return [.. suites, cell.Label, m.Metric, m.Unit, m.Baseline, m.Candidate, m.Ratio, m.ChangePercent, Snake(m.Verdict),
-                    string.Join("; ", cell.Notes)];
+                    string.Join("; ", new[] { m.Note }.Concat(cell.Notes).Where(n => n.Length > 0)), m.Placement, Optional(m.PValue), Optional(m.ShiftPercent),
+                    Optional(m.ShiftCiLowPercent), Optional(m.ShiftCiHighPercent), m.BaselineSamples, m.CandidateSamples];
             }
         }
     }
 
     // Inside a text field (the retried noise list), where CsvHelper does not format numbers.
     private static string Num(double value) => value.ToString("R", CultureInfo.InvariantCulture);
+
+    private static CsvField Optional(double? value) => value is { } v ? v : string.Empty;
 
     private static string Bool(bool value) => value ? "true" : "false";
 

@@ -76,18 +76,21 @@ public static class HtmlReport
     {
         html.Append($"<section id=\"comparison\"><h2>Compared with baseline <code>{E(c.BaselineId)}</code></h2>\n" +
             $"<p class=\"verdict {E(VerdictName(c.Verdict).ToLowerInvariant())}\"><strong>{E(VerdictName(c.Verdict))}</strong> — {E(ComparisonSummary(c))} " +
-            $"Medians over the repetitions, candidate <code>{E(c.CandidateId)}</code>.</p>\n<div class=\"grid\" id=\"comparison-chart\"></div>\n" +
-            "<table><thead><tr><th>Cell</th><th>Verdict</th><th>msg/s baseline</th><th>msg/s candidate</th><th>msg/s change</th><th>p99 µs baseline</th>" +
-            "<th>p99 µs candidate</th><th>p99 change</th><th>Beyond the threshold, notes</th></tr></thead><tbody>\n");
+            "Medians over the repetitions of each placement, shift (Hodges–Lehmann, 95 % interval) and p (Mann–Whitney, adjusted for the " +
+            $"comparison's tests), candidate <code>{E(c.CandidateId)}</code>.</p>\n<div class=\"grid\" id=\"comparison-chart\"></div>\n" +
+            "<table><thead><tr><th>Cell</th><th>Verdict</th><th>msg/s baseline</th><th>msg/s candidate</th><th>msg/s change</th><th>msg/s shift</th>" +
+            "<th>p99 µs baseline</th><th>p99 µs candidate</th><th>p99 change</th><th>Beyond the threshold, notes</th></tr></thead><tbody>\n");
         foreach (var cell in c.Cells)
         {
-            var (rate, p99) = (cell.MessagesPerSecond, cell.LatencyP99);
-            string notes = string.Join("; ", new[] { BeyondThreshold(cell) }.Concat(cell.Notes).Where(n => n.Length > 0));
-            html.Append($"<tr><td>{E(cell.Label)}</td><td class=\"verdict {E(VerdictName(cell.Verdict).ToLowerInvariant())}\">{E(VerdictName(cell.Verdict))}</td>" +
-                $"<td>{(rate is null ? "–" : Count(rate.Baseline))}</td><td>{(rate is null ? "–" : Count(rate.Candidate))}</td>" +
-                $"<td>{(rate is null ? "–" : E(Change(rate.ChangePercent)))}</td><td>{(p99 is null ? "–" : Micros(p99.Baseline))}</td>" +
-                $"<td>{(p99 is null ? "–" : Micros(p99.Candidate))}</td><td>{(p99 is null ? "–" : E(Change(p99.ChangePercent)))}</td>" +
-                $"<td class=\"method\">{E(notes)}</td></tr>\n");
+            foreach (var (label, verdict, rate, p99, metrics) in Rows(cell))
+            {
+                string notes = string.Join("; ", new[] { BeyondThreshold(metrics) }.Concat(cell.Notes).Where(n => n.Length > 0));
+                html.Append($"<tr><td>{E(label)}</td><td class=\"verdict {E(VerdictName(verdict).ToLowerInvariant())}\">{E(VerdictName(verdict))}</td>" +
+                    $"<td>{(rate is null ? "–" : Count(rate.Baseline))}</td><td>{(rate is null ? "–" : Count(rate.Candidate))}</td>" +
+                    $"<td>{(rate is null ? "–" : E(Change(rate.ChangePercent)))}</td><td>{E(Shift(rate))}</td><td>{(p99 is null ? "–" : Micros(p99.Baseline))}</td>" +
+                    $"<td>{(p99 is null ? "–" : Micros(p99.Candidate))}</td><td>{(p99 is null ? "–" : E(Change(p99.ChangePercent)))}</td>" +
+                    $"<td class=\"method\">{E(notes)}</td></tr>\n");
+            }
         }
 
         html.Append("</tbody></table>\n");

@@ -131,17 +131,20 @@ public static class MarkdownReport
     {
         text.AppendLine($"## Compared with baseline `{Escape(c.BaselineId)}`");
         text.AppendLine();
-        text.AppendLine($"**{VerdictName(c.Verdict)}** — {Escape(ComparisonSummary(c))} Medians over the repetitions, candidate `{Escape(c.CandidateId)}`.");
+        text.AppendLine($"**{VerdictName(c.Verdict)}** — {Escape(ComparisonSummary(c))} Medians over the repetitions of each placement, " +
+            $"shift (Hodges–Lehmann, 95 % interval) and p (Mann–Whitney, adjusted for the comparison's tests), candidate `{Escape(c.CandidateId)}`.");
         text.AppendLine();
-        text.AppendLine("| Cell | Verdict | msg/s baseline | msg/s candidate | msg/s change | p99 µs baseline | p99 µs candidate | p99 change | Beyond the threshold |");
-        text.AppendLine("|---|---|---|---|---|---|---|---|---|");
+        text.AppendLine("| Cell | Verdict | msg/s baseline | msg/s candidate | msg/s change | msg/s shift | p99 µs baseline | p99 µs candidate | p99 change | Beyond the threshold |");
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|");
         foreach (var cell in c.Cells)
         {
-            var (rate, p99) = (cell.MessagesPerSecond, cell.LatencyP99);
-            text.AppendLine($"| {Escape(cell.Label)} | {VerdictName(cell.Verdict)} | {(rate is null ? "–" : Count(rate.Baseline))} | " +
-                $"{(rate is null ? "–" : Count(rate.Candidate))} | {(rate is null ? "–" : Change(rate.ChangePercent))} | {(p99 is null ? "–" : Micros(p99.Baseline))} | " +
-                $"{(p99 is null ? "–" : Micros(p99.Candidate))} | {(p99 is null ? "–" : Change(p99.ChangePercent))} | " +
-                $"{Escape(string.Join("; ", new[] { BeyondThreshold(cell) }.Concat(cell.Notes).Where(n => n.Length > 0)))} |");
+            foreach (var (label, verdict, rate, p99, metrics) in Rows(cell))
+            {
+                text.AppendLine($"| {Escape(label)} | {VerdictName(verdict)} | {(rate is null ? "–" : Count(rate.Baseline))} | " +
+                    $"{(rate is null ? "–" : Count(rate.Candidate))} | {(rate is null ? "–" : Change(rate.ChangePercent))} | {Escape(Shift(rate))} | " +
+                    $"{(p99 is null ? "–" : Micros(p99.Baseline))} | {(p99 is null ? "–" : Micros(p99.Candidate))} | {(p99 is null ? "–" : Change(p99.ChangePercent))} | " +
+                    $"{Escape(string.Join("; ", new[] { BeyondThreshold(metrics) }.Concat(cell.Notes).Where(n => n.Length > 0)))} |");
+            }
         }
 
         text.AppendLine();

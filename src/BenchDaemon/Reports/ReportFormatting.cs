@@ -40,12 +40,45 @@ public static class ReportFormatting
     /// <summary>A comparison's one-line summary: the overall verdict, the threshold and how many cells went which way.</summary>
     public static string ComparisonSummary(SuiteComparison c) =>
         $"Overall {VerdictName(c.Verdict)} at a threshold of ±{Number(c.ThresholdPercent)} %: " +
-        string.Join(", ", new[] { Verdict.Regressed, Verdict.Improved, Verdict.Same, Verdict.Unspecified }
+        string.Join(", ", new[] { Verdict.Regressed, Verdict.Improved, Verdict.Inconclusive, Verdict.Same, Verdict.Unspecified }
             .Select(v => (Verdict: v, Count: c.Cells.Count(cell => cell.Verdict == v))).Where(p => p.Count > 0)
             .Select(p => $"{p.Count} {VerdictName(p.Verdict).ToLowerInvariant()}")) +
         $" of {c.Cells.Count} cell(s) in both suites.";
 
-    /// <summary>The metrics of a cell whose change went beyond the threshold, e.g. "latency_p99 +12.0 %".</summary>
-    public static string BeyondThreshold(CellComparison cell) => string.Join(", ",
-        cell.Metrics.Where(m => m.Verdict is Verdict.Regressed or Verdict.Improved).Select(m => $"{m.Metric} {Change(m.ChangePercent)}"));
+    /// <summary>The metrics of a cell (row) whose change went beyond the threshold, e.g. "latency_p99 +12.0 %".</summary>
+    public static string BeyondThreshold(IEnumerable<MetricChange> metrics) => string.Join(", ",
+        metrics.Where(m => m.Verdict is Verdict.Regressed or Verdict.Improved).Select(m => $"{m.Metric} {Change(m.ShiftPercent ?? m.ChangePercent)}"));
+
+    /// <summary>
+    /// A compared cell's table rows: one per placement class its repetitions ran in, labelled with the class when there
+    /// are several, each with its own verdict over its metrics.
+    /// </summary>
+    public static IEnumerable<(string Label, Verdict Verdict, MetricChange? Rate, MetricChange? P99, IReadOnlyList<MetricChange> Metrics)> Rows(CellComparison cell)
+    {
+        var placements = cell.Metrics.Select(m => m.Placement).Distinct().ToList();
+        if (placements.Count == 0)
+        {
+            yield return (cell.Label, cell.Verdict, null, null, []);
+            yield break;
+        }
+
+        foreach (var placement in placements)
+        {
+            var metrics = cell.Metrics.Where(m => m.Placement == placement).ToList();
+            string label = placements.Count > 1 || placement is PlacementStrata.Near or PlacementStrata.Far ? $"{cell.Label} ({placement})" : cell.Label;
+            yield return (label, placements.Count > 1 ? MetricChange.Overall(metrics.Select(m => m.Verdict)) : cell.Verdict,
+                metrics.FirstOrDefault(m => m.Metric == "messages_per_second"), metrics.FirstOrDefault(m => m.Metric == "latency_p99"), metrics);
+        }
+    }
+
+    /// <summary>A tested metric's shift with its interval and adjusted p, e.g. "−20.1 % [−22.0, −18.3] p 0.002"; the note when untested.</summary>
+    public static string Shift(MetricChange? m) => m switch
+    {
+        null => "–",
+        { PValue: { } p, ShiftPercent: { } shift } => string.Create(CultureInfo.InvariantCulture,
+            $"{Change(shift)} [{Signed(m.ShiftCiLowPercent ?? 0)}, {Signed(m.ShiftCiHighPercent ?? 0)}] p {p:0.####}"),
+        _ => m.Note.Length > 0 ? m.Note : "–",
+    };
+
+    private static string Signed(double percent) => (percent >= 0 ? "+" : "−") + Math.Abs(percent).ToString("0.0", CultureInfo.InvariantCulture);
 }

@@ -126,7 +126,10 @@ public sealed record NoiseMark(int Retries, IReadOnlyList<double> RetriedNoisePe
     }
 }
 
-/// <summary>One scenario of a cell. A failed one keeps its error and adds nothing to the cell's statistics.</summary>
+/// <summary>
+/// One scenario of a cell. A failed one keeps its error and adds nothing to the cell's statistics. The core-to-core
+/// probe taken before it says where its vCPUs sat (<see cref="PlacementStrata"/>).
+/// </summary>
 public sealed record RepetitionResult(
     int Round,
     string ScenarioId,
@@ -136,7 +139,8 @@ public sealed record RepetitionResult(
     double DaemonCpuPercent,
     double AgentsCpuPercent,
     LatencyPercentiles Latency,
-    IReadOnlyList<SeriesPoint> Series)
+    IReadOnlyList<SeriesPoint> Series,
+    double? ProbeNanoseconds = null)
 {
     public bool Succeeded => Error is null;
 }

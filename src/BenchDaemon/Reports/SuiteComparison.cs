@@ -9,12 +9,37 @@ public enum Verdict
     Same = 1,
     Improved = 2,
     Regressed = 3,
+
+    /// <summary>The data cannot tell: too few repetitions for a rank test, or no repetition in a placement on one side.</summary>
+    Inconclusive = 4,
 }
 
-/// <summary>One metric of a comparison: both figures, their ratio, the change and what it means.</summary>
+/// <summary>
+/// One metric of a comparison: both figures, their ratio, the change and what it means. Between suites, per placement
+/// class, with the rank test behind the verdict (<see cref="ShiftTest"/>): null where no test was made.
+/// </summary>
 public sealed record MetricChange(string Metric, string Unit, double Baseline, double Candidate, double Ratio, double ChangePercent, bool HigherIsBetter,
     Verdict Verdict)
 {
+    /// <summary>The placement class the repetitions compared ran in (<see cref="PlacementStrata"/>); empty between two scenarios.</summary>
+    public string Placement { get; init; } = string.Empty;
+
+    /// <summary>The rank test's two-sided p-value, adjusted for the number of tests in the comparison.</summary>
+    public double? PValue { get; init; }
+
+    public double? ShiftPercent { get; init; }
+
+    public double? ShiftCiLowPercent { get; init; }
+
+    public double? ShiftCiHighPercent { get; init; }
+
+    public int BaselineSamples { get; init; }
+
+    public int CandidateSamples { get; init; }
+
+    /// <summary>What the verdict rests on, or why there is none.</summary>
+    public string Note { get; init; } = string.Empty;
+
     /// <summary>
     /// The ratio-and-threshold rule CompareScenarios and CompareSuites share. When the baseline is 0 the ratio is 1
     /// (both 0) or +Infinity, and any candidate above 0 counts as a change beyond every threshold.
@@ -38,15 +63,19 @@ public sealed record MetricChange(string Metric, string Unit, double Baseline, d
         return new MetricChange(metric, unit, baseline, candidate, ratio, change, higherIsBetter, verdict);
     }
 
-    /// <summary>REGRESSED if any regressed; else IMPROVED if any improved; else SAME.</summary>
+    /// <summary>REGRESSED if any regressed; else IMPROVED if any improved; else INCONCLUSIVE if any was; else SAME.</summary>
     public static Verdict Overall(IEnumerable<Verdict> verdicts)
     {
         var all = verdicts.ToList();
-        return all.Contains(Verdict.Regressed) ? Verdict.Regressed : all.Contains(Verdict.Improved) ? Verdict.Improved : Verdict.Same;
+        return all.Contains(Verdict.Regressed) ? Verdict.Regressed : all.Contains(Verdict.Improved) ? Verdict.Improved
+            : all.Contains(Verdict.Inconclusive) ? Verdict.Inconclusive : Verdict.Same;
     }
 }
 
-/// <summary>A cell present in both suites, compared on its medians; Unspecified when either side has no successful run.</summary>
+/// <summary>
+/// A cell present in both suites: its metrics per placement class (medians and rank tests); Unspecified when either side
+/// has no successful run.
+/// </summary>
 public sealed record CellComparison(CellKey Key, [property: JsonIgnore] TimeSpan Duration, [property: JsonIgnore] TimeSpan Warmup,
     IReadOnlyList<MetricChange> Metrics, Verdict Verdict, IReadOnlyList<string> Notes)
 {
@@ -66,11 +95,14 @@ public sealed record CellComparison(CellKey Key, [property: JsonIgnore] TimeSpan
 public sealed record SuiteComparison(string BaselineId, string CandidateId, double ThresholdPercent, IReadOnlyList<CellComparison> Cells, Verdict Verdict,
     IReadOnlyList<string> Notes)
 {
-    /// <summary>Cells matched by their key (transport, payload, shape), compared on their medians.</summary>
+    /// <summary>
+    /// Cells matched by their key (transport, payload, shape), each metric compared per placement class with a rank test
+    /// (<see cref="CellComparer"/>); the p-values adjusted over every test of the comparison.
+    /// </summary>
     public static SuiteComparison Compare(SuiteReport baseline, SuiteReport candidate, double thresholdPercent)
     {
         var notes = new List<string>();
-        var cells = new List<CellComparison>();
+        var pairs = new List<(ReportCell Baseline, ReportCell Candidate)>();
         var candidates = candidate.Cells.GroupBy(c => c.Key).ToDictionary(g => g.Key, g => g.First());
         foreach (var cell in baseline.Cells)
         {
@@ -80,43 +112,58 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
                 continue;
             }
 
-            cells.Add(CompareCell(cell, other, thresholdPercent));
+            pairs.Add((cell, other));
         }
 
         notes.AddRange(candidates.Keys.Select(k => $"cell {k.Label} only in the candidate"));
-        if (baseline.Environment with { BuildVersion = string.Empty } != candidate.Environment with { BuildVersion = string.Empty })
+        // The probe is left out: it moves with the placement between any two suites, and the placement classes below
+        // take it into account repetition by repetition.
+        if (baseline.Environment with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null }
+            != candidate.Environment with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null })
         {
             notes.Add($"environment differs: {Describe(baseline.Environment)} vs {Describe(candidate.Environment)}");
         }
 
+        var repetitions = pairs.SelectMany(p => p.Baseline.Repetitions.Concat(p.Candidate.Repetitions)).Where(r => r.Succeeded).ToList();
+        bool Probed(Func<(ReportCell Baseline, ReportCell Candidate), ReportCell> side) =>
+            pairs.Any(p => side(p).Repetitions.Any(r => r.ProbeNanoseconds is > 0));
+        var strata = Probed(p => p.Baseline) != Probed(p => p.Candidate) ? PlacementStrata.None
+            : PlacementStrata.Of(repetitions.Select(r => r.ProbeNanoseconds));
+        if (repetitions.Any(r => r.ProbeNanoseconds is > 0))
+        {
+            notes.Add(strata.Describe());
+        }
+
+        var tested = pairs.Select(p => Testable(p.Baseline, p.Candidate) ? CellComparer.Test(p.Baseline, p.Candidate, strata) : null).ToList();
+        var withP = tested.OfType<List<MetricChange>>().SelectMany(m => m).Where(m => m.PValue is not null).ToList();
+        var adjusted = ShiftTest.AdjustForMultipleTests([.. withP.Select(m => m.PValue!.Value)]);
+        var decided = new Dictionary<MetricChange, MetricChange>(ReferenceEqualityComparer.Instance);
+        for (int i = 0; i < withP.Count; i++)
+        {
+            decided[withP[i]] = CellComparer.Decide(withP[i], adjusted[i], thresholdPercent);
+        }
+
+
+        var cells = pairs.Select((pair, i) => tested[i] is { } metrics
+            ? Cell(pair.Baseline, pair.Candidate, [.. metrics.Select(m => decided.TryGetValue(m, out var d) ? d : m)])
+            : Untested(pair.Baseline)).ToList();
         return new SuiteComparison(baseline.SuiteId, candidate.SuiteId, thresholdPercent, cells, MetricChange.Overall(cells.Select(c => c.Verdict)), notes);
+
+        CellComparison Untested(ReportCell cell) => new(cell.Key, cell.Duration, cell.Warmup, [], Verdict.Unspecified,
+            [cell.Summary.Repetitions == 0 ? "no successful repetition in the baseline" : "no successful repetition in the candidate"]);
     }
 
-    private static CellComparison CompareCell(ReportCell baseline, ReportCell candidate, double threshold)
+    private static bool Testable(ReportCell baseline, ReportCell candidate) => baseline.Summary.Repetitions > 0 && candidate.Summary.Repetitions > 0;
+
+    private static CellComparison Cell(ReportCell baseline, ReportCell candidate, IReadOnlyList<MetricChange> metrics)
     {
         var b = baseline.Summary;
         var c = candidate.Summary;
-        if (b.Repetitions == 0 || c.Repetitions == 0)
-        {
-            return new CellComparison(baseline.Key, baseline.Duration, baseline.Warmup, [], Verdict.Unspecified,
-                [b.Repetitions == 0 ? "no successful repetition in the baseline" : "no successful repetition in the candidate"]);
-        }
-
-        MetricChange[] metrics =
-        [
-            MetricChange.Continuous("messages_per_second", "msg/s", b.MessagesPerSecond.Median, c.MessagesPerSecond.Median, higherIsBetter: true, threshold),
-            MetricChange.Continuous("bytes_per_second", "B/s", b.BytesPerSecond.Median, c.BytesPerSecond.Median, higherIsBetter: true, threshold),
-            MetricChange.Continuous("latency_p50", "ns", b.LatencyP50.Median, c.LatencyP50.Median, higherIsBetter: false, threshold),
-            MetricChange.Continuous("latency_p99", "ns", b.LatencyP99.Median, c.LatencyP99.Median, higherIsBetter: false, threshold),
-            MetricChange.Continuous("daemon_cpu_ns_per_message", "ns",
-                b.CpuNanosecondsPerMessage(b.DaemonCpuPercent.Median), c.CpuNanosecondsPerMessage(c.DaemonCpuPercent.Median), higherIsBetter: false, threshold),
-            MetricChange.Continuous("agents_cpu_ns_per_message", "ns",
-                b.CpuNanosecondsPerMessage(b.AgentsCpuPercent.Median), c.CpuNanosecondsPerMessage(c.AgentsCpuPercent.Median), higherIsBetter: false, threshold),
-        ];
         var notes = new List<string>();
         if (b.SpreadExceeded || c.SpreadExceeded)
         {
-            notes.Add($"spread above {RepetitionStats.SpreadThresholdPercent:0} % (baseline {b.SpreadPercent:0.#} %, candidate {c.SpreadPercent:0.#} %): the verdict is less certain");
+            notes.Add($"spread above {RepetitionStats.SpreadThresholdPercent:0} % (baseline {b.SpreadPercent:0.#} %, candidate {c.SpreadPercent:0.#} %): " +
+                "the medians move with it; the verdicts rest on the rank tests");
         }
 
         return new CellComparison(baseline.Key, baseline.Duration, baseline.Warmup, metrics, MetricChange.Overall(metrics.Select(m => m.Verdict)), notes);

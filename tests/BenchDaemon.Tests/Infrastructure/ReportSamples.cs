@@ -8,6 +8,12 @@ namespace IpcBench.Daemon.Tests.Infrastructure;
 /// </summary>
 internal static class ReportSamples
 {
+    /// <summary>
+    /// Repetitions for a compared matrix: a rank test needs 4 or more a side to be significant at all, and the
+    /// comparison's correction for its 72 tests needs a little more than the minimum.
+    /// </summary>
+    public const int ComparedRepetitions = 6;
+
     public static readonly ReportEnvironment Environment = new("lab-01", "AMD EPYC 7B13", 2, "6.18.0", "Debian GNU/Linux 12", "10.0.12", "1.0.0+test", 512);
 
     /// <summary>A preset suite: every cell of the preset, <paramref name="repetitions"/> rounds, one cell failed in round 2.</summary>

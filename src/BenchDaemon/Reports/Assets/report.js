@@ -178,7 +178,7 @@
   const comparisonGrid = document.getElementById('comparison-chart');
   if (doc.comparison && comparisonGrid) {
     const c = doc.comparison;
-    const verdictColour = { regressed: '#e15759', improved: '#59a14f', same: '#9fc5e8', unspecified: '#bab0ac' };
+    const verdictColour = { regressed: '#e15759', improved: '#59a14f', same: '#9fc5e8', inconclusive: '#f1ce63', unspecified: '#bab0ac' };
     const rows = c.cells.map((cell) => ({ cell, rate: cell.metrics.find((m) => m.metric === 'messages_per_second') }))
       .filter((r) => r.rate && Number.isFinite(Number(r.rate.change_percent)));
     if (rows.length > 0) {
