@@ -86,9 +86,8 @@ public static class HtmlReport
             {
                 string notes = string.Join("; ", new[] { BeyondThreshold(metrics) }.Concat(cell.Notes).Where(n => n.Length > 0));
                 html.Append($"<tr><td>{E(label)}</td><td class=\"verdict {E(VerdictName(verdict).ToLowerInvariant())}\">{E(VerdictName(verdict))}</td>" +
-                    $"<td>{(rate is null ? "–" : Count(rate.Baseline))}</td><td>{(rate is null ? "–" : Count(rate.Candidate))}</td>" +
-                    $"<td>{(rate is null ? "–" : E(Change(rate.ChangePercent)))}</td><td>{E(Shift(rate))}</td><td>{(p99 is null ? "–" : Micros(p99.Baseline))}</td>" +
-                    $"<td>{(p99 is null ? "–" : Micros(p99.Candidate))}</td><td>{(p99 is null ? "–" : E(Change(p99.ChangePercent)))}</td>" +
+                    $"<td>{Side(rate, true, Count)}</td><td>{Side(rate, false, Count)}</td><td>{E(SideChange(rate))}</td><td>{E(Shift(rate))}</td>" +
+                    $"<td>{Side(p99, true, Micros)}</td><td>{Side(p99, false, Micros)}</td><td>{E(SideChange(p99))}</td>" +
                     $"<td class=\"method\">{E(notes)}</td></tr>\n");
             }
         }

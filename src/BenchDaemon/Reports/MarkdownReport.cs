@@ -140,9 +140,8 @@ public static class MarkdownReport
         {
             foreach (var (label, verdict, rate, p99, metrics) in Rows(cell))
             {
-                text.AppendLine($"| {Escape(label)} | {VerdictName(verdict)} | {(rate is null ? "–" : Count(rate.Baseline))} | " +
-                    $"{(rate is null ? "–" : Count(rate.Candidate))} | {(rate is null ? "–" : Change(rate.ChangePercent))} | {Escape(Shift(rate))} | " +
-                    $"{(p99 is null ? "–" : Micros(p99.Baseline))} | {(p99 is null ? "–" : Micros(p99.Candidate))} | {(p99 is null ? "–" : Change(p99.ChangePercent))} | " +
+                text.AppendLine($"| {Escape(label)} | {VerdictName(verdict)} | {Side(rate, true, Count)} | {Side(rate, false, Count)} | {SideChange(rate)} | " +
+                    $"{Escape(Shift(rate))} | {Side(p99, true, Micros)} | {Side(p99, false, Micros)} | {SideChange(p99)} | " +
                     $"{Escape(string.Join("; ", new[] { BeyondThreshold(metrics) }.Concat(cell.Notes).Where(n => n.Length > 0)))} |");
             }
         }

@@ -54,6 +54,6 @@ public sealed record PlacementStrata(double? BoundaryNanoseconds, bool Unsplit =
     public string Describe() => Unsplit
         ? "placements not separated: one side has no core-to-core probes (a report from before they were kept)"
         : BoundaryNanoseconds is { } boundary
-        ? $"placement classes by core-to-core probe: near ≤ {boundary:0} ns < far (the widest gap in the probes, ≥ {MinimumGapRatio:0}x)"
+        ? $"placement classes by core-to-core probe: near up to {boundary:0} ns, far above (the widest gap in the probes, {MinimumGapRatio:0}x or more)"
         : $"one placement class: the probes had no gap of {MinimumGapRatio:0}x or more";
 }

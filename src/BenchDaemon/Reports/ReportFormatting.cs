@@ -71,6 +71,19 @@ public static class ReportFormatting
         }
     }
 
+    /// <summary>
+    /// One side's median of a compared metric, "–" where that side had no repetition in the row's placement class (its
+    /// median would read 0 and the change +∞).
+    /// </summary>
+    public static string Side(MetricChange? m, bool baseline, Func<double, string> format) =>
+        m is null || Missing(m, baseline) ? "–" : format(baseline ? m.Baseline : m.Candidate);
+
+    /// <summary>The change of the medians, "–" where a side had no repetition in the row's class.</summary>
+    public static string SideChange(MetricChange? m) => m is null || Missing(m, true) || Missing(m, false) ? "–" : Change(m.ChangePercent);
+
+    private static bool Missing(MetricChange m, bool baseline) =>
+        m.BaselineSamples + m.CandidateSamples > 0 && (baseline ? m.BaselineSamples : m.CandidateSamples) == 0;
+
     /// <summary>A tested metric's shift with its interval and adjusted p, e.g. "−20.1 % [−22.0, −18.3] p 0.002"; the note when untested.</summary>
     public static string Shift(MetricChange? m) => m switch
     {
