@@ -11,7 +11,7 @@ public sealed record PlacementStrata(double? BoundaryNanoseconds, bool Unsplit =
 {
     /// <summary>
     /// Every repetition in one class: when one side has no probe at all (a report.json written before repetitions
-    /// carried theirs), so that side cannot be placed and its repetitions are compared with all of the other's.
+    /// carried theirs, or threads pinned to one CPU), so that side cannot be placed and is compared with all of the other.
     /// </summary>
     public static readonly PlacementStrata None = new(null, Unsplit: true);
 
@@ -52,7 +52,8 @@ public sealed record PlacementStrata(double? BoundaryNanoseconds, bool Unsplit =
 
     /// <summary>For notes: how the classes were drawn.</summary>
     public string Describe() => Unsplit
-        ? "placements not separated: one side has no core-to-core probes (a report from before they were kept)"
+        ? "placements not separated: one side has no core-to-core probes (a report from before repetitions kept theirs, or " +
+            "publisher and subscriber pinned to one CPU, where there is no pair of cores to probe)"
         : BoundaryNanoseconds is { } boundary
         ? $"placement classes by core-to-core probe: near up to {boundary:0} ns, far above (the widest gap in the probes, {MinimumGapRatio:0}x or more)"
         : $"one placement class: the probes had no gap of {MinimumGapRatio:0}x or more";
