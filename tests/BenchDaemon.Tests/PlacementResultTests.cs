@@ -1,3 +1,4 @@
+using IpcBench.Workload;
 using System.Globalization;
 using System.Text.Json;
 using IpcBench.Daemon.Tests.Infrastructure;
@@ -160,6 +161,12 @@ public sealed class PlacementResultTests(SharedDaemon shared, ITestOutputHelper 
             Assert.True(result.Environment.CoreToCoreCores is "unpinned" || result.Environment.CoreToCoreCores.StartsWith("0<->1", StringComparison.Ordinal),
                 result.Environment.CoreToCoreCores);
         }
+
+        // The clock every latency is read with, as the kernel names it, and what one read costs (above 0, and far
+        // below the 1 ms a broken measurement would show).
+        Assert.Equal(ClockProbe.ReadSource(), result.Environment.ClockSource);
+        Assert.NotNull(result.Environment.ClockRead);
+        Assert.InRange(result.Environment.ClockRead.Nanos + result.Environment.ClockRead.Seconds * 1_000_000_000L, 1, 1_000_000);
     }
 
     private static string Invariant(int value) => value.ToString(CultureInfo.InvariantCulture);

@@ -33,6 +33,16 @@ public sealed class PlacementProbeTests : IDisposable
     }
 
     [Fact]
+    public void ClockProbe_NamesTheKernelsClocksource_AndMeasuresARead()
+    {
+        var clock = ClockProbe.Measure();
+
+        Assert.Equal(Read("/sys/devices/system/clocksource/clocksource0/current_clocksource") ?? "unknown", clock.Source);
+        // A read of any clocksource takes longer than nothing and less than a millisecond.
+        Assert.InRange(clock.ReadNanoseconds, 0.5, 1_000_000);
+    }
+
+    [Fact]
     public void CpuTopology_RelatesSmtSiblingsAndSharedCaches()
     {
         // Two cores of two hardware threads each: CPUs 0 and 2 share core 0, its L1 and L2; all four share the L3.

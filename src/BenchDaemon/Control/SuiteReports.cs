@@ -108,7 +108,9 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
         e?.Os ?? "unknown",
         e?.DotnetVersion ?? System.Environment.Version.ToString(),
         BuildInfo.Current.Version,
-        e?.CoreToCoreRoundTripNs);
+        e?.CoreToCoreRoundTripNs,
+        e?.ClockSource ?? string.Empty,
+        e?.ClockReadNs);
 
     private static DateTimeOffset Utc(DateTime time) => new(DateTime.SpecifyKind(time, DateTimeKind.Utc));
 }

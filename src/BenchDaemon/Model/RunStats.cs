@@ -94,4 +94,10 @@ public sealed record RunEnvironment(
 {
     /// <summary>Where the hot loops ran and the machine settings around them; null in results stored before it existed.</summary>
     public PlacementFacts? Placement { get; init; }
+
+    /// <summary>The kernel's clocksource, e.g. "tsc"; empty in results stored before it was recorded.</summary>
+    public string ClockSource { get; init; } = string.Empty;
+
+    /// <summary>What one read of the clock the latencies use costs, in ns; null in results stored before it was recorded.</summary>
+    public long? ClockReadNs { get; init; }
 }

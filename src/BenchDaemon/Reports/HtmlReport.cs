@@ -66,6 +66,11 @@ public static class HtmlReport
             Row("Core-to-core round trip", $"{ns:0} ns");
         }
 
+        if (env.Clock.Length > 0)
+        {
+            Row("Clock", env.Clock);
+        }
+
         html.Append("</tbody></table>\n");
 
         void Row(string name, string value) => html.Append($"<tr><th>{E(name)}</th><td>{E(value)}</td></tr>\n");

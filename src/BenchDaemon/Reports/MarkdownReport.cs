@@ -53,7 +53,8 @@ public static class MarkdownReport
     {
         text.AppendLine($"Machine: {Escape(env.CpuModel)}, {env.LogicalCores} logical cores, kernel {Escape(env.Kernel)}, {Escape(env.Os)}, " +
             $".NET {Escape(env.DotnetVersion)}, IpcBench {Escape(env.BuildVersion)}, host {Escape(env.Hostname)}" +
-            (env.CoreToCoreNanoseconds is { } ns ? $", core-to-core round trip {ns:0} ns." : "."));
+            (env.CoreToCoreNanoseconds is { } ns ? $", core-to-core round trip {ns:0} ns" : string.Empty) +
+            (env.Clock.Length > 0 ? $", clock {Escape(env.Clock)}." : "."));
         text.AppendLine();
     }
 

@@ -77,7 +77,14 @@ public sealed record ReportEnvironment(
     string Os,
     string DotnetVersion,
     string BuildVersion,
-    double? CoreToCoreNanoseconds);
+    double? CoreToCoreNanoseconds,
+    string ClockSource = "",
+    double? ClockReadNanoseconds = null)
+{
+    /// <summary>The clock the latencies are read with, e.g. "tsc, 21 ns a read"; empty when not recorded.</summary>
+    public string Clock => ClockSource.Length == 0 ? string.Empty
+        : ClockReadNanoseconds is { } read ? $"{ClockSource}, {read:0} ns a read" : ClockSource;
+}
 
 /// <summary>
 /// A cell and its repetitions in round order (each round's last attempt); for presets, the published figures it

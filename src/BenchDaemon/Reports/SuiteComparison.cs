@@ -117,9 +117,10 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
 
         notes.AddRange(candidates.Keys.Select(k => $"cell {k.Label} only in the candidate"));
         // The probe is left out: it moves with the placement between any two suites, and the placement classes below
-        // take it into account repetition by repetition.
-        if (baseline.Environment with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null }
-            != candidate.Environment with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null })
+        // take it into account repetition by repetition. So is the clock read's cost, a few ns apart run to run (the
+        // clocksource itself is compared).
+        if (baseline.Environment with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null, ClockReadNanoseconds = null }
+            != candidate.Environment with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null, ClockReadNanoseconds = null })
         {
             notes.Add($"environment differs: {Describe(baseline.Environment)} vs {Describe(candidate.Environment)}");
         }
@@ -172,5 +173,6 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
     /// <summary>Every field the environment check compares (the build aside), so the note shows what differed.</summary>
     private static string Describe(ReportEnvironment e) => $"{e.Hostname}, {e.CpuModel}, {e.LogicalCores} cores, {e.Os}, kernel {e.Kernel}, " +
         (e.DotnetVersion.StartsWith(".NET", StringComparison.Ordinal) ? e.DotnetVersion : ".NET " + e.DotnetVersion) +
-        (e.CoreToCoreNanoseconds is { } ns ? $", core-to-core {ns:0} ns" : string.Empty);
+        (e.CoreToCoreNanoseconds is { } ns ? $", core-to-core {ns:0} ns" : string.Empty) +
+        (e.ClockSource.Length > 0 ? $", clock {e.ClockSource}" : string.Empty);
 }

@@ -102,7 +102,8 @@ public static class ResultTables
         string caches = p.SharedCaches.Count == 0 ? "none" : string.Join(", ", p.SharedCaches);
         return $"Placement: publishers on {p.PublisherCpus}, subscribers on {p.SubscriberCpus}; probe pair {env.CoreToCoreCores} (its round trip per scenario above); " +
             $"same physical core {sameCore}, shared caches {caches}; SMT {p.Smt} (siblings {p.SmtSiblings}); NUMA {p.NumaNodes}; " +
-            $"cpufreq {p.CpufreqDriver}/{p.CpufreqGovernor}; isolated [{p.IsolatedCpus}], nohz_full [{p.NohzFullCpus}]; cgroup quota {p.CgroupCpuQuota}; THP {p.TransparentHugePages}.";
+            $"cpufreq {p.CpufreqDriver}/{p.CpufreqGovernor}; isolated [{p.IsolatedCpus}], nohz_full [{p.NohzFullCpus}]; cgroup quota {p.CgroupCpuQuota}; THP {p.TransparentHugePages}" +
+            (env.ClockSource.Length > 0 ? $"; clock {env.ClockSource}, {Nanos(env.ClockRead)} a read." : ".");
     }
 
     private static string Percent(double value) => value.ToString("0", CultureInfo.InvariantCulture) + " %";

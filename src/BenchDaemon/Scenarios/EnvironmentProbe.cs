@@ -5,7 +5,10 @@ using IpcBench.Workload.Placement;
 
 namespace IpcBench.Daemon.Scenarios;
 
-/// <summary>The machine a scenario ran on, as its result reports it: where its hot loops ran and what relates those CPUs.</summary>
+/// <summary>
+/// The machine a scenario ran on, as its result reports it: where its hot loops ran and what relates those CPUs, and
+/// the clock its latencies are read with.
+/// </summary>
 internal static class EnvironmentProbe
 {
     public static RunEnvironment Read(ResolvedSpec spec)
@@ -21,6 +24,7 @@ internal static class EnvironmentProbe
         // Between the CPUs the first publisher and subscriber ran on; unpinned, 0 and 1 as before (the result says which).
         var probe = CoreToCoreProbe.Measure(TimeSpan.FromMilliseconds(30), pubCpu, subCpu);
         var facts = Describe(publisherCpus, subscriberCpus, pairPinned ? (pubCpu, subCpu) : null);
+        var clock = ClockProbe.Measure();
         // Nanosecond precision: TimeSpan's 100 ns ticks would hide the ~50 ns vs ~450 ns difference this probe exists for.
         return new RunEnvironment(
             machine.LogicalCores, machine.CpuModel, machine.Kernel, machine.DotnetVersion, machine.OperatingSystem, machine.Hostname,
@@ -28,6 +32,8 @@ internal static class EnvironmentProbe
             probe?.Cores ?? (pubCpu == subCpu ? $"{pubCpu}<->{subCpu} (same CPU: not probed)" : $"{pubCpu}<->{subCpu} (not measured: no second CPU, or too busy)"))
         {
             Placement = facts,
+            ClockSource = clock.Source,
+            ClockReadNs = (long)Math.Round(clock.ReadNanoseconds),
         };
     }
 

@@ -254,6 +254,12 @@ public static class ScenarioProtos
             CoreToCoreCores = e.CoreToCoreCores,
         };
         info.Placement = e.Placement is { } p ? ToProto(p) : null;
+        if (e.ClockSource.Length > 0)
+        {
+            info.ClockSource = e.ClockSource;
+        }
+
+        info.ClockRead = Nanoseconds(e.ClockReadNs);
         return info;
     }
 
@@ -262,6 +268,8 @@ public static class ScenarioProtos
         e.CoreToCoreRoundTrip is { } probe ? ToNanoseconds(probe) : null, e.CoreToCoreCores)
     {
         Placement = e.Placement is { } placement ? FromProto(placement) : null,
+        ClockSource = e.ClockSource,
+        ClockReadNs = e.ClockRead is { } read ? ToNanoseconds(read) : null,
     };
 
     public static PlacementInfo ToProto(PlacementFacts p)
