@@ -39,6 +39,45 @@ public sealed class CliProcessTests(ITestOutputHelper output) : IDisposable
     }
 
     /// <summary>
+    /// `compare` judges two report.json files offline, as CompareSuites does, and gates a pipeline by its exit code: 3
+    /// regressed, 4 inconclusive, 0 otherwise, 2 for a file it cannot read; the section on stdout, report.html on request.
+    /// </summary>
+    [Fact]
+    public async Task Compare_OfTwoReports_PrintsTheSection_AndExitsByTheVerdict()
+    {
+        Directory.CreateDirectory(_directory);
+        string Write(string name, Reports.SuiteReport report)
+        {
+            var path = Path.Combine(_directory, name + ".json");
+            File.WriteAllText(path, Reports.JsonReport.Render(report));
+            return path;
+        }
+
+        var baseline = ReportSamples.Matrix("baseline", ReportSamples.ComparedRepetitions);
+        string before = Write("before", baseline);
+        string regressed = Write("regressed", ReportSamples.Candidate(baseline));
+        string same = Write("same", baseline with { SuiteId = "again" });
+        var three = ReportSamples.Matrix("three", repetitions: 3);
+        string threeBefore = Write("three-before", three);
+        string threeAfter = Write("three-after", three with { SuiteId = "three-again" });
+        string html = Path.Combine(_directory, "compared.html");
+
+        var (regressedExit, stdout, stderr) = await RunAsync(RepoLayout.DaemonExecutable, ["compare", before, regressed, "--html", html], Quick);
+        Assert.True(regressedExit == 3, $"exit code {regressedExit}\n{stderr}");
+        Assert.StartsWith("## Compared with baseline `suite-0002`", stdout, StringComparison.Ordinal);
+        Assert.Contains("| uds 1 KB 1:1 full | REGRESSED |", stdout, StringComparison.Ordinal);
+        Assert.Contains("<td class=\"verdict regressed\">REGRESSED</td>", File.ReadAllText(html), StringComparison.Ordinal);
+
+        Assert.Equal(0, (await RunAsync(RepoLayout.DaemonExecutable, ["compare", before, same], Quick)).ExitCode);
+        Assert.Equal(4, (await RunAsync(RepoLayout.DaemonExecutable, ["compare", threeBefore, threeAfter], Quick)).ExitCode);
+        var (missingExit, _, missing) = await RunAsync(RepoLayout.DaemonExecutable, ["compare", Path.Combine(_directory, "nope.json"), same], Quick);
+        Assert.Equal(2, missingExit);
+        Assert.StartsWith($"error: baseline {Path.Combine(_directory, "nope.json")}: ", missing, StringComparison.Ordinal);
+        var (thresholdExit, _, threshold) = await RunAsync(RepoLayout.DaemonExecutable, ["compare", before, same, "--threshold", "0"], Quick);
+        Assert.Equal((2, "error: --threshold: must be more than 0 and at most 1000; got 0"), (thresholdExit, threshold.Trim()));
+    }
+
+    /// <summary>
     /// A relative --out from the shell's directory, settings as --IpcBench:Key=value, the absolute path printed, and no
     /// ASP.NET Core noise (the data protection key ring warning) in a benchmark's output.
     /// </summary>

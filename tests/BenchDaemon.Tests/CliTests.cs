@@ -11,7 +11,7 @@ public sealed class CliTests
     [InlineData("run --payload 8", "unknown option '--payload'; did you mean '--payloads'?")]
     [InlineData("run --transport uds", "unknown option '--transport'; did you mean '--transports'?")]
     [InlineData("serv", "unknown command 'serv'; did you mean 'serve'?")]
-    [InlineData("frobnicate", "unknown command 'frobnicate'; the commands are serve, run")]
+    [InlineData("frobnicate", "unknown command 'frobnicate'; the commands are serve, run, compare")]
     [InlineData("serve --lsten 127.0.0.1:1", "unknown option '--lsten'; did you mean '--listen'?")]
     [InlineData("--payloads 8", "unknown option '--payloads'; it is an option of 'run'")]
     [InlineData("run 8", "unexpected argument '8'; BenchDaemon run takes options only")]

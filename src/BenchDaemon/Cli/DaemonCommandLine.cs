@@ -10,7 +10,10 @@ using Serilog.Events;
 
 namespace IpcBench.Daemon.Cli;
 
-/// <summary>`BenchDaemon [serve]` runs the daemon; `BenchDaemon run` runs a benchmark matrix once and prints it.</summary>
+/// <summary>
+/// `BenchDaemon [serve]` runs the daemon; `BenchDaemon run` runs a benchmark matrix once and prints it; `BenchDaemon
+/// compare` compares two runs' report.json offline.
+/// </summary>
 public static class DaemonCommandLine
 {
     public static async Task<int> InvokeAsync(string[] args)
@@ -57,7 +60,7 @@ public static class DaemonCommandLine
 
         var run = RunCommand.Create(settings);
         var root = new RootCommand("IpcBench daemon: measures inter-process communication transports. "
-            + "Settings (section IpcBench of appsettings.json) also as --IpcBench:Key=value, with any command.") { serve, run, listen };
+            + "Settings (section IpcBench of appsettings.json) also as --IpcBench:Key=value, with any command.") { serve, run, CompareCommand.Create(), listen };
         root.SetAction((result, token) => ServeAsync(result.GetValue(listen), settings));
         return root;
     }

@@ -11,6 +11,12 @@ public static class ExitCodes
     /// <summary>The command or its configuration is wrong (unknown option or command, a bad value, an invalid setting): fix and rerun.</summary>
     public const int Usage = 2;
 
+    /// <summary>`compare`: the candidate REGRESSED against the baseline (a CI gate's failure).</summary>
+    public const int Regressed = 3;
+
+    /// <summary>`compare`: the data cannot tell (too few repetitions, placements that do not overlap); nothing regressed.</summary>
+    public const int Inconclusive = 4;
+
     /// <summary>Ctrl+C (SIGINT), as shells report it: 128 + 2.</summary>
     public const int Interrupted = 130;
 
