@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
+using Quickenshtein;
 
 namespace IpcBench.Daemon.Cli;
 
@@ -8,7 +9,7 @@ namespace IpcBench.Daemon.Cli;
 /// one ("unknown option '--payload'; did you mean '--payloads'?"), then System.CommandLine's own errors for the values
 /// (a value that does not parse, an option's validator). System.CommandLine finds the unknown tokens; its typo
 /// correction is internal, and its ParseErrorAction writes it, localized, to stdout, and offers '-h' for a stray
-/// value, so the nearest name is chosen here, by edit distance as System.CommandLine does.
+/// value, so the nearest name is chosen here, by Levenshtein distance (Quickenshtein) as System.CommandLine does.
 /// </summary>
 internal static class UsageErrors
 {
@@ -76,7 +77,7 @@ internal static class UsageErrors
     internal static IReadOnlyList<string> Nearest(string token, IEnumerable<string> candidates)
     {
         var distinct = candidates.Distinct(StringComparer.Ordinal).ToList();
-        var scored = distinct.Select(c => (Name: c, Distance: Distance(token, c))).Where(c => c.Distance <= Math.Min(MaxDistance, token.TrimStart('-').Length - 1)).ToList();
+        var scored = distinct.Select(c => (Name: c, Distance: Levenshtein.GetDistance(token, c))).Where(c => c.Distance <= Math.Min(MaxDistance, token.TrimStart('-').Length - 1)).ToList();
         if (scored.Count > 0)
         {
             int best = scored.Min(c => c.Distance);
@@ -85,31 +86,6 @@ internal static class UsageErrors
 
         var prefixed = distinct.Where(c => c.StartsWith(token, StringComparison.Ordinal)).ToList();
         return prefixed.Count == 1 ? prefixed : [];
-    }
-
-    /// <summary>Levenshtein distance: insertions, deletions and substitutions.</summary>
-    private static int Distance(string a, string b)
-    {
-        var previous = new int[b.Length + 1];
-        var current = new int[b.Length + 1];
-        for (int j = 0; j <= b.Length; j++)
-        {
-            previous[j] = j;
-        }
-
-        for (int i = 1; i <= a.Length; i++)
-        {
-            current[0] = i;
-            for (int j = 1; j <= b.Length; j++)
-            {
-                int substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-                current[j] = Math.Min(substitution, Math.Min(previous[j], current[j - 1]) + 1);
-            }
-
-            (previous, current) = (current, previous);
-        }
-
-        return previous[b.Length];
     }
 
     private static string CommandPath(ParseResult result)
