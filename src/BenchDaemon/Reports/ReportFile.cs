@@ -24,6 +24,22 @@ public static class ReportFile
             suite.PresetId, suite.PresetTitle, suite.PresetReproduces);
     }
 
+    /// <summary>
+    /// A report.json file read for a command-line argument: any reason it cannot be read (missing, unreadable, not a
+    /// report) as an ArgumentException that starts with <paramref name="argument"/> and the path.
+    /// </summary>
+    public static SuiteReport Load(string argument, string path)
+    {
+        try
+        {
+            return Read(File.ReadAllText(path));
+        }
+        catch (Exception e) when (e is JsonException or InvalidDataException or IOException or UnauthorizedAccessException)
+        {
+            throw new ArgumentException($"{argument} {path}: {e.Message}", e);
+        }
+    }
+
     private sealed record FileDocument(SuiteInfo? Suite, ReportEnvironment? Environment, IReadOnlyList<FileCell>? Cells);
 
     private sealed record FileCell(CellKey? Key, double DurationSeconds, double WarmupSeconds, IReadOnlyList<RepetitionResult>? Repetitions);

@@ -44,8 +44,8 @@ public static class CompareCommand
         SuiteReport baseline, candidate;
         try
         {
-            baseline = Read("baseline", baselinePath);
-            candidate = Read("candidate", candidatePath);
+            baseline = ReportFile.Load("baseline", baselinePath);
+            candidate = ReportFile.Load("candidate", candidatePath);
         }
         catch (ArgumentException e)
         {
@@ -68,17 +68,5 @@ public static class CompareCommand
             Verdict.Inconclusive => ExitCodes.Inconclusive,
             _ => ExitCodes.Ok,
         };
-    }
-
-    private static SuiteReport Read(string argument, string path)
-    {
-        try
-        {
-            return ReportFile.Read(File.ReadAllText(path));
-        }
-        catch (Exception e) when (e is System.Text.Json.JsonException or InvalidDataException or IOException or UnauthorizedAccessException)
-        {
-            throw new ArgumentException($"{argument} {path}: {e.Message}", e);
-        }
     }
 }

@@ -81,17 +81,7 @@ internal static class LocalSuite
     }
 
     /// <summary>--baseline, read before anything runs: a wrong path fails in a second rather than after the matrix.</summary>
-    public static SuiteReport? ReadBaseline(string? path)
-    {
-        try
-        {
-            return path is null ? null : ReportFile.Read(File.ReadAllText(path));
-        }
-        catch (Exception e) when (e is System.Text.Json.JsonException or InvalidDataException or IOException or UnauthorizedAccessException)
-        {
-            throw new ArgumentException($"--baseline {path}: {e.Message}", e);
-        }
-    }
+    public static SuiteReport? ReadBaseline(string? path) => path is null ? null : ReportFile.Load("--baseline", path);
 
     /// <summary>Finished scenarios in the order they ran (round by round, a round's noise-retried attempts first), the running one left out.</summary>
     private static IEnumerable<string> Finished(SuiteSnapshot suite) =>
