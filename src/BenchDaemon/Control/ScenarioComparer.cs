@@ -79,8 +79,19 @@ public static class ScenarioComparer
             : response.Metrics.Any(m => m.Verdict == ComparisonVerdict.Improved) ? ComparisonVerdict.Improved
             : ComparisonVerdict.Same;
         response.Notes.AddRange(Differences(baseline, candidate));
+        var invalid = Invalid("baseline", baseline).Concat(Invalid("candidate", candidate)).ToList();
+        if (invalid.Count > 0)
+        {
+            // The metrics keep their own verdicts for the reader; the answer is not drawn from an invalid measurement.
+            response.Verdict = ComparisonVerdict.Inconclusive;
+            response.Notes.AddRange(invalid);
+        }
+
         return response;
     }
+
+    private static IEnumerable<string> Invalid(string side, Scenario scenario) =>
+        scenario.Stats is { } stats ? ScenarioProtos.FromProto(stats).Validity.Select(v => $"{side} {scenario.Id} is not a valid measurement: {v.Text}") : [];
 
     private static readonly (string Name, Func<LatencyStats, Google.Protobuf.WellKnownTypes.Duration?> Read)[] LatencyMetrics =
     [

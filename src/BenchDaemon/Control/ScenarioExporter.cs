@@ -89,6 +89,7 @@ public static class ScenarioExporter
         "publisher_cpus", "subscriber_cpus", "smt_siblings", "same_physical_core", "shared_caches", "numa_nodes",
         "cpufreq_driver", "cpufreq_governor", "isolated_cpus", "nohz_full_cpus", "kernel_parameters", "cgroup_cpu_quota",
         "transparent_huge_pages", "smt",
+        "validity", "validity_detail",
     ];
 
     public static readonly string[] SeriesHeader =
@@ -143,6 +144,7 @@ public static class ScenarioExporter
             placement?.CpufreqDriver, placement?.CpufreqGovernor, placement?.IsolatedCpus,
             placement?.NohzFullCpus, placement?.KernelParameters, placement?.CgroupCpuQuota,
             placement?.TransparentHugePages, placement?.Smt,
+            string.Join(';', stats.Validity.Select(v => EnumName(v.Kind))), string.Join("; ", stats.Validity.Select(v => v.Detail)),
         ];
     }
 

@@ -97,7 +97,8 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             ? new LatencyPercentiles(l.Samples, l.P50Ns ?? 0, l.P90Ns ?? 0, l.P99Ns ?? 0, l.P999Ns ?? 0, l.P9999Ns ?? 0, l.MaxNs ?? 0)
             : LatencyPercentiles.None;
         return new RepetitionResult(round, scenario.Id, null, stats.MessagesPerSecond, stats.BytesPerSecond, daemon, agents, latency, series,
-            scenario.Environment?.CoreToCoreRoundTripNs);
+            scenario.Environment?.CoreToCoreRoundTripNs,
+            [.. stats.Validity.Select(v => new ValidityIssue(v.KindName, v.Detail))]);
     }
 
     private static ReportEnvironment Environment(RunEnvironment? e) => new(

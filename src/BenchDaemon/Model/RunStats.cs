@@ -33,6 +33,9 @@ public sealed record RunStats(
 
     /// <summary>Rate-limited runs only: how late measured messages left their publishers, merged; null in closed loop.</summary>
     public SenderLagSummary? SenderLag { get; init; }
+
+    /// <summary>Why the figures are not a valid measurement (<see cref="ValidityRules"/>); empty when they are.</summary>
+    public IReadOnlyList<ValidityNote> Validity { get; init; } = [];
 }
 
 /// <summary>

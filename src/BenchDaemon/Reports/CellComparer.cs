@@ -29,9 +29,13 @@ internal static class CellComparer
         {
             var bIn = b.Where(r => strata.ClassOf(r.ProbeNanoseconds) == placement).ToList();
             var cIn = c.Where(r => strata.ClassOf(r.ProbeNanoseconds) == placement).ToList();
+            string? invalid = InvalidNote(bIn, cIn);
             foreach (var (metric, unit, higherIsBetter, read) in Metrics)
             {
-                changes.Add(Test(metric, unit, higherIsBetter, placement, [.. bIn.Select(read)], [.. cIn.Select(read)]));
+                var change = Test(metric, unit, higherIsBetter, placement, [.. bIn.Select(read)], [.. cIn.Select(read)]);
+                // The shift stays for the reader; without a p-value the comparison's correction leaves it out and no
+                // verdict is drawn from figures that measured something other than the spec.
+                changes.Add(invalid is null ? change : change with { Verdict = Verdict.Inconclusive, PValue = null, Note = invalid });
             }
         }
 
@@ -75,6 +79,15 @@ internal static class CellComparer
             ShiftCiLowPercent = shift.CiLowPercent,
             ShiftCiHighPercent = shift.CiHighPercent,
         };
+    }
+
+    /// <summary>Which repetitions of either side carry validity issues, e.g. "invalid repetitions: baseline round 2 (rate shortfall)".</summary>
+    private static string? InvalidNote(List<RepetitionResult> baseline, List<RepetitionResult> candidate)
+    {
+        static IEnumerable<string> Side(string name, List<RepetitionResult> repetitions) => repetitions.Where(r => !r.Valid).Select(r =>
+            $"{name} round {r.Round} ({string.Join(", ", r.Validity!.Select(v => v.Kind.Replace('_', ' ')).Distinct())})");
+        var invalid = Side("baseline", baseline).Concat(Side("candidate", candidate)).ToList();
+        return invalid.Count == 0 ? null : "invalid repetitions: " + string.Join("; ", invalid) + "; a verdict needs valid ones";
     }
 
     /// <summary>

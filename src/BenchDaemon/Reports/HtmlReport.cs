@@ -125,11 +125,11 @@ public static class HtmlReport
     {
         html.Append("<section id=\"cells-table\"><h2>Every cell (median, min–max over the repetitions)</h2>\n<table><thead><tr><th>Cell</th><th>Runs</th>" +
             "<th>msg/s</th><th>min–max</th><th>MB/s</th><th>CPU daemon</th><th>CPU agents</th><th>p50 µs</th><th>p99 µs</th><th>p99.99 µs</th>" +
-            "<th>Spread</th><th>Noise</th></tr></thead><tbody>\n");
+            "<th>Spread</th><th>Noise</th><th>Validity</th></tr></thead><tbody>\n");
         foreach (var cell in cells)
         {
             var s = cell.Summary.Figures;
-            string noise = cell.Noise.Noisy ? $"<td class=\"noisy\">{E(cell.Noise.Text)}</td>" : "<td>–</td>";
+            string noise = (cell.Noise.Noisy ? $"<td class=\"noisy\">{E(cell.Noise.Text)}</td>" : "<td>–</td>") + Validity(cell);
             html.Append($"<tr><td>{E(cell.Label)}</td><td>{s.Repetitions}{(s.Failed > 0 ? $" ({s.Failed} failed)" : string.Empty)}</td>" +
                 $"<td>{Count(s.MessagesPerSecond.Median)}</td><td>{Count(s.MessagesPerSecond.Min)}–{Count(s.MessagesPerSecond.Max)}</td>" +
                 $"<td>{Megabytes(s.BytesPerSecond.Median)}</td><td>{Percent(s.DaemonCpuPercent.Median)}</td><td>{Percent(s.AgentsCpuPercent.Median)}</td>" +
@@ -138,6 +138,19 @@ public static class HtmlReport
         }
 
         html.Append("</tbody></table></section>\n");
+    }
+
+    /// <summary>The cell's validity: "valid", or which rounds were not, each issue's figures in the cell's tooltip and list.</summary>
+    private static string Validity(CellDocument cell)
+    {
+        var invalid = cell.Repetitions.Where(r => r.Succeeded && !r.Valid).ToList();
+        if (invalid.Count == 0)
+        {
+            return "<td>valid</td>";
+        }
+
+        var items = invalid.SelectMany(r => r.Validity!.Select(v => $"<li>round {r.Round}: {E(v.Text)}</li>"));
+        return $"<td class=\"invalid\">{E(cell.Validity.Text)}<ul>{string.Concat(items)}</ul></td>";
     }
 
     private static string E(string value) => HtmlEncoder.Default.Encode(value);

@@ -96,15 +96,17 @@ public static class MarkdownReport
         text.AppendLine("## Every cell (medians over the repetitions)");
         text.AppendLine();
         bool noise = cells.Any(c => c.Noise.Noisy);
+        bool invalid = cells.Any(c => c.Validity.Invalid);
         text.AppendLine("| Cell | Runs | msg/s | MB/s | CPU daemon | CPU agents | CPU ns/msg daemon | CPU ns/msg agents | p50 µs | p99 µs | p99.9 µs | p99.99 µs | Spread |" +
-            (noise ? " Noise |" : string.Empty));
-        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + (noise ? "---|" : string.Empty));
+            (noise ? " Noise |" : string.Empty) + (invalid ? " Validity |" : string.Empty));
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + (noise ? "---|" : string.Empty) + (invalid ? "---|" : string.Empty));
         foreach (var cell in cells)
         {
             var s = cell.Summary;
             string runs = s.Failed == 0 ? $"{s.Repetitions}" : $"{s.Repetitions} ({s.Failed} failed)";
             string spread = s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %{(s.SpreadExceeded ? " " + SpreadMark : string.Empty)}" : "–";
-            string noiseColumn = noise ? $" {(cell.Noise.Noisy ? cell.Noise.Text : "–")} |" : string.Empty;
+            string noiseColumn = (noise ? $" {(cell.Noise.Noisy ? cell.Noise.Text : "–")} |" : string.Empty) +
+                (invalid ? $" {(cell.Validity.Invalid ? Escape(cell.Validity.Text) : "valid")} |" : string.Empty);
             text.AppendLine(CultureInfo.InvariantCulture,
                 $"| {Escape(cell.Key.Label)} | {runs} | {Figure(s)} | {Megabytes(s.BytesPerSecond.Median)} | {Percent(s.DaemonCpuPercent.Median)} | " +
                 $"{Percent(s.AgentsCpuPercent.Median)} | {s.CpuNanosecondsPerMessage(s.DaemonCpuPercent.Median):0} | " +
@@ -118,6 +120,20 @@ public static class MarkdownReport
             (noise ? " Noise: rounds whose scenario exceeded max_noise_percent were retried at once (at most twice); the figures are the last attempt's, " +
                 "and failed-noisy marks a round still too noisy." : string.Empty));
         text.AppendLine();
+        if (invalid)
+        {
+            text.AppendLine("Invalid repetitions (their figures are kept above; comparisons call these cells inconclusive):");
+            text.AppendLine();
+            foreach (var cell in cells)
+            {
+                foreach (var r in cell.Repetitions.Where(r => r.Succeeded && !r.Valid))
+                {
+                    text.AppendLine(CultureInfo.InvariantCulture, $"- {Escape(cell.Key.Label)}, round {r.Round}: {Escape(string.Join("; ", r.Validity!.Select(v => v.Text)))}");
+                }
+            }
+
+            text.AppendLine();
+        }
     }
 
     /// <summary>The "Compared with baseline" section alone: what `run --baseline` prints at the end.</summary>

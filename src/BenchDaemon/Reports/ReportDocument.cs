@@ -21,7 +21,7 @@ public sealed record ReportDocument(SuiteInfo Suite, ReportEnvironment Environme
     public static ReportDocument Build(SuiteReport report, SuiteComparison? comparison = null)
     {
         var cells = report.Cells.Select(c => new CellDocument(c.Key.Label, c.Key.Shape, c.Key, c.Duration.TotalSeconds, c.Warmup.TotalSeconds,
-            SummaryDocument.Of(c.Summary), c.Repetitions, c.Noise, c.NoisyAttempts ?? [])).ToList();
+            SummaryDocument.Of(c.Summary), c.Repetitions, c.Noise, c.NoisyAttempts ?? [], c.Validity)).ToList();
         var suite = new SuiteInfo(report.SuiteId, report.Name, report.State, report.CreatedAt, report.EndedAt, report.Repetitions,
             report.PresetId, report.PresetTitle, report.PresetReproduces);
         return new ReportDocument(suite, report.Environment, cells, PublishedRow.All(report), comparison);
@@ -35,8 +35,9 @@ public sealed record SuiteInfo(string Id, string Name, string State, DateTimeOff
 
 /// <param name="Noise">Noise retries and the marker the tables show (empty text when quiet).</param>
 /// <param name="NoisyAttempts">Every attempt max_noise_percent failed, retried ones included (their ids are not among the repetitions).</param>
+/// <param name="Validity">Which succeeded repetitions carry validity issues (each repetition lists its own).</param>
 public sealed record CellDocument(string Label, string Shape, CellKey Key, double DurationSeconds, double WarmupSeconds, SummaryDocument Summary,
-    IReadOnlyList<RepetitionResult> Repetitions, NoiseMark Noise, IReadOnlyList<NoisyAttempt> NoisyAttempts);
+    IReadOnlyList<RepetitionResult> Repetitions, NoiseMark Noise, IReadOnlyList<NoisyAttempt> NoisyAttempts, ValidityMark Validity);
 
 /// <summary>A cell's summary with what the model computes on demand written out.</summary>
 public sealed record SummaryDocument(CellSummary Figures, double SpreadPercent, bool SpreadExceeded, double DaemonCpuNanosecondsPerMessage,

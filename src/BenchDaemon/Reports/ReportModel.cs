@@ -96,6 +96,34 @@ public sealed record ReportCell(CellKey Key, TimeSpan Duration, TimeSpan Warmup,
     public CellSummary Summary => RepetitionStats.Summarize(Repetitions);
 
     public NoiseMark Noise => NoiseMark.Of(NoisyAttempts ?? []);
+
+    public ValidityMark Validity => ValidityMark.Of(Repetitions);
+}
+
+/// <summary>
+/// Why a repetition's figures are not a valid measurement of what its spec asked for: <paramref name="Kind"/> as the
+/// proto's ValidityKind in snake case ("rate_shortfall", "receivers_behind", "sender_lag_dominates",
+/// "noise_above_limit"), <paramref name="Detail"/> the figures that show it.
+/// </summary>
+public sealed record ValidityIssue(string Kind, string Detail)
+{
+    public string Text => $"{Kind.Replace('_', ' ')}: {Detail}";
+}
+
+/// <summary>A cell's succeeded repetitions that carry validity issues, by round; comparisons call such a cell INCONCLUSIVE.</summary>
+public sealed record ValidityMark(IReadOnlyList<int> InvalidRounds, IReadOnlyList<string> Kinds)
+{
+    public static ValidityMark Of(IReadOnlyList<RepetitionResult> repetitions)
+    {
+        var invalid = repetitions.Where(r => r.Succeeded && !r.Valid).ToList();
+        return new ValidityMark([.. invalid.Select(r => r.Round)], [.. invalid.SelectMany(r => r.Validity!).Select(v => v.Kind).Distinct().Order()]);
+    }
+
+    public bool Invalid => InvalidRounds.Count > 0;
+
+    /// <summary>What every renderer shows, e.g. "invalid: rounds 2, 4 (rate shortfall)"; empty when every repetition is valid.</summary>
+    public string Text => !Invalid ? string.Empty
+        : $"invalid: round{(InvalidRounds.Count > 1 ? "s" : string.Empty)} {string.Join(", ", InvalidRounds)} ({string.Join(", ", Kinds.Select(k => k.Replace('_', ' ')))})";
 }
 
 /// <summary>An attempt at a round that failed on max_noise_percent; <paramref name="Retried"/>: another attempt followed.</summary>
@@ -147,9 +175,14 @@ public sealed record RepetitionResult(
     double AgentsCpuPercent,
     LatencyPercentiles Latency,
     IReadOnlyList<SeriesPoint> Series,
-    double? ProbeNanoseconds = null)
+    double? ProbeNanoseconds = null,
+    IReadOnlyList<ValidityIssue>? Validity = null)
 {
     public bool Succeeded => Error is null;
+
+    /// <summary>No validity issue (a report.json from before they were checked has none either).</summary>
+    [System.Text.Json.Serialization.JsonIgnore]
+    public bool Valid => Validity is not { Count: > 0 };
 }
 
 /// <summary>Latency in nanoseconds: one-way, or round trip in MODE_ROUND_TRIP.</summary>

@@ -9,9 +9,6 @@ namespace IpcBench.Daemon.Run;
 /// <summary>Markdown tables of a run: a msg/s grid shaped like the published tables per payload access, then every figure per scenario.</summary>
 public static class ResultTables
 {
-    /// <summary>Cells measured while others used more than this share of the machine are marked "⚠ noisy".</summary>
-    public const double NoisyPercent = 5;
-
     public static string Render(IReadOnlyList<Scenario> results)
     {
         var text = new StringBuilder();
@@ -60,8 +57,20 @@ public static class ResultTables
                 "latency is HDR percentile of one-way (send→receive) or round-trip time in µs.");
             text.AppendLine();
             text.AppendLine(
-                $"noise % is other processes' CPU as a share of the machine over the measured window (⚠ above {NoisyPercent:0} %); sender lag " +
+                $"noise % is other processes' CPU as a share of the machine over the measured window (⚠ above {ValidityRules.DefaultNoiseLimitPercent:0} %); sender lag " +
                 $"(rate-limited runs) is how late messages left against their intended time in µs, ⚠ where its p99 is over {RunStats.SenderLagDominatesShare:P0} of latency p99.");
+        }
+
+        var invalid = results.Where(r => r.Stats is { Validity.Count: > 0 }).ToList();
+        if (invalid.Count > 0)
+        {
+            text.AppendLine();
+            text.AppendLine("Invalid results (kept above; comparisons call them inconclusive):");
+            foreach (var r in invalid)
+            {
+                text.AppendLine($"- {r.Spec.Transport} {Bytes(r.Spec.PayloadBytes)} {r.Spec.Publishers}:{r.Spec.Subscribers} ({r.Id}): " +
+                    string.Join("; ", ScenarioProtos.FromProto(r.Stats).Validity.Select(v => v.Text)));
+            }
         }
 
         foreach (var placement in results.Select(r => r.Environment).Where(e => e?.Placement is not null).Select(e => Placement(e!)).Distinct())
@@ -89,7 +98,8 @@ public static class ResultTables
 
     private static string Noise(ScenarioStats stats) =>
         !stats.HasNoisePercent ? "–"
-        : stats.NoisePercent.ToString("0.0", CultureInfo.InvariantCulture) + (stats.NoisePercent > NoisyPercent ? " ⚠ noisy" : string.Empty);
+        : stats.NoisePercent.ToString("0.0", CultureInfo.InvariantCulture) + (stats.NoisePercent > ValidityRules.DefaultNoiseLimitPercent ? " ⚠ noisy" : string.Empty);
+
 
     private static string SenderLag(SenderLagStats? lag) =>
         lag is null ? "–" : Micros(lag.P99) + (lag.Dominates ? " ⚠" : string.Empty);

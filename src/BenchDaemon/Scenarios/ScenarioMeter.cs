@@ -19,6 +19,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     private readonly LongHistogram _senderLag = LatencyHistograms.Create();
     private readonly NoiseWatch _noise = new(() => [Environment.ProcessId, .. topology.Subscribers.Select(s => s.ProcessId).Where(pid => pid > 0)]);
     private readonly HistogramCodec _latencyCodec = new();
+    private readonly BacklogTrend _backlog = new();
     private int _latencyIntervalIndex;
     private long _latencyIntervalStartMs;
     private long _startedNs;
@@ -81,6 +82,10 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         if (Measuring)
         {
             _noise.Tick();
+            if (_measureToNs == 0)
+            {
+                _backlog.Add(nowNs / 1e9, Backlog());
+            }
         }
 
         double rate = topology.ReceiveRate;
@@ -185,7 +190,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         var daemonEnd = _daemonAtEnd ?? now;
         var daemon = new ProcessUsage(ProcessUsage.DaemonRole, -1, Environment.ProcessId, daemonEnd.CpuSeconds - daemonStart.CpuSeconds,
             ProcessMetrics.CpuPercent(daemonStart, daemonEnd), (long)now.PeakRssBytes);
-        return new RunStats(
+        var stats = new RunStats(
             MessagesSent: sent,
             MessagesReceived: counters.Received,
             MessagesLost: Math.Max(0, expected - (counters.Received - counters.Duplicated)),
@@ -204,6 +209,15 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
             LoadAverage1m = _noise.LoadAverage1m,
             SenderLag = senderLag,
         };
+        return stats with { Validity = ValidityRules.Check(spec, stats, _backlog.Growth) };
+    }
+
+    /// <summary>Deliveries sent and not received (queued, in flight or lost), as the subscribers' latest counters show them.</summary>
+    private long Backlog()
+    {
+        var counters = topology.Subscribers.Aggregate(default(ReceiverCounters), (sum, s) => sum + s.Counters);
+        long expected = topology.PublisherCounters().Sum(p => p.Sent) * spec.SubscribersPerPublisher;
+        return expected - (counters.Received - counters.Duplicated);
     }
 
     /// <summary>Latency recorded since the previous call, in a histogram reused from tick to tick (one thread calls this).</summary>

@@ -1,0 +1,27 @@
+namespace IpcBench.Daemon.Model;
+
+/// <summary>Why a finished scenario's figures do not measure what its spec asked for (<see cref="ValidityNote"/>).</summary>
+public enum ValidityKind
+{
+    /// <summary>A rate-limited scenario delivered less than <see cref="ValidityRules.MinimumDeliveredShare"/> of its offered rate.</summary>
+    RateShortfall,
+
+    /// <summary>The backlog (sent but not yet received) grew through the measured window: the receivers did not keep up.</summary>
+    ReceiversBehind,
+
+    /// <summary>Sender lag's p99 above <see cref="RunStats.SenderLagDominatesShare"/> of latency p99: the tail is the harness's.</summary>
+    SenderLagDominates,
+
+    /// <summary>Other processes used more of the machine than the limit while the scenario measured.</summary>
+    NoiseAboveLimit,
+}
+
+/// <summary>One reason a scenario's result is not a valid measurement, with the figures that show it.</summary>
+public sealed record ValidityNote(ValidityKind Kind, string Detail)
+{
+    /// <summary>The kind as reports and the proto's enum spell it, e.g. "rate_shortfall".</summary>
+    public string KindName => System.Text.Json.JsonNamingPolicy.SnakeCaseLower.ConvertName(Kind.ToString());
+
+    /// <summary>One line for tables, e.g. "rate shortfall: delivered 95,012 msg/s, ...".</summary>
+    public string Text => $"{KindName.Replace('_', ' ')}: {Detail}";
+}
