@@ -10,15 +10,18 @@
 #   e.g. git worktree add /tmp/ipcbench-main main && bench/ab-builds.sh /tmp/ipcbench-main
 #        bench/ab-builds.sh /tmp/ipcbench-main . -- --transports iceoryx2,uds --payloads 8,1024 --wait spin
 # Default run arguments: --transports shm-ring --payloads 8 --wait yield (a shm-ring 8 B 1:1 stream).
-# Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per scenario), NEAR_NS=300, MODE_GAP=1.5, SKIP_BUILD=1, OUT=dir (default:
-# a temporary directory). Every round is listed too, with each run's probe and mode (fast/slow where a cell's runs
-# split at a gap of MODE_GAP x), and the medians say when the builds sat in different modes.
+# Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per scenario), NEAR_NS=300, MODE_GAP=1.5, SKIP_BUILD=1, THRESHOLD=5
+# (compare's smallest change of interest, %), OUT=dir (default: a temporary directory). Every round is listed too,
+# with each run's probe and mode (fast/slow where a cell's runs split at a gap of MODE_GAP x), and the medians say
+# when the builds sat in different modes.
+# Ends with the rank tests: each build's rounds pooled (`BenchDaemon compare a,b,... c,d,...`), a verdict per cell and
+# placement class with p-values and shift intervals, and compared.html.
 # Each build gets its own scenario database (an older build refuses a newer schema) and runtime directory.
 # Needs: the .NET 10 SDK, python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-[[ $# -ge 1 ]] || { sed -n '2,18p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '2,22p' "$0" >&2; exit 2; }
 baseline=$(cd "$1" && pwd)
 shift
 candidate=$PWD
@@ -164,4 +167,20 @@ if failed:
     for r in failed:
         print(f"- round {r[1]} {r[0]} {r[2]}: {r[6]}")
 PY
-say "raw results in $out (results.tsv, r*/, log.txt)"
+
+# The verdict by the rank tests (CompareSuites' method, per placement class, corrected for the number of tests): each
+# build's rounds pooled into one side. Rounds whose run wrote no report.json (an older build) are left out.
+pooled() { local label=$1 files=() f; for f in "$out"/r*/"$label"/report.json; do [[ -f $f ]] && files+=("$f"); done; (IFS=,; echo "${files[*]}"); }
+if [[ -n $(pooled baseline) && -n $(pooled candidate) ]]; then
+  echo
+  echo "# Rank tests: the candidate's rounds against the baseline's (BenchDaemon compare, threshold ${THRESHOLD:-5} %)"
+  echo
+  set +e
+  dotnet "$candidate/src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll" compare "$(pooled baseline)" "$(pooled candidate)" \
+    --threshold "${THRESHOLD:-5}" --html "$out/compared.html"
+  echo "compare exit code: $? (0 same/improved, 3 regressed, 4 inconclusive)"
+  set -e
+else
+  say "no report.json from one of the builds: no rank tests"
+fi
+say "raw results in $out (results.tsv, r*/, log.txt, compared.html)"

@@ -70,6 +70,11 @@ public sealed class CliProcessTests(ITestOutputHelper output) : IDisposable
 
         Assert.Equal(0, (await RunAsync(RepoLayout.DaemonExecutable, ["compare", before, same], Quick)).ExitCode);
         Assert.Equal(4, (await RunAsync(RepoLayout.DaemonExecutable, ["compare", threeBefore, threeAfter], Quick)).ExitCode);
+        // Two runs a side pooled (an interleaved A/B's rounds): six repetitions against six, enough for a verdict.
+        string threeSlower = Write("three-slower", ReportSamples.Candidate(three));
+        var (pooledExit, pooled, _) = await RunAsync(RepoLayout.DaemonExecutable, ["compare", $"{threeBefore},{threeAfter}", $"{threeSlower},{threeSlower}"], Quick);
+        Assert.True(pooledExit == 3, $"exit code {pooledExit}\n{pooled}");
+        Assert.StartsWith("## Compared with baseline `suite-0002+1`", pooled, StringComparison.Ordinal);
         var (missingExit, _, missing) = await RunAsync(RepoLayout.DaemonExecutable, ["compare", Path.Combine(_directory, "nope.json"), same], Quick);
         Assert.Equal(2, missingExit);
         Assert.StartsWith($"error: baseline {Path.Combine(_directory, "nope.json")}: ", missing, StringComparison.Ordinal);

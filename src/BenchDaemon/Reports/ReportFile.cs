@@ -25,19 +25,72 @@ public static class ReportFile
     }
 
     /// <summary>
-    /// A report.json file read for a command-line argument: any reason it cannot be read (missing, unreadable, not a
-    /// report) as an ArgumentException that starts with <paramref name="argument"/> and the path.
+    /// A report.json file read for a command-line argument, or several joined by commas pooled into one (<see cref="Pool"/>):
+    /// any reason one cannot be read (missing, unreadable, not a report) as an ArgumentException that starts with
+    /// <paramref name="argument"/> and the path.
     /// </summary>
-    public static SuiteReport Load(string argument, string path)
+    public static SuiteReport Load(string argument, string paths)
     {
-        try
+        var reports = new List<SuiteReport>();
+        foreach (var path in paths.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
         {
-            return Read(File.ReadAllText(path));
+            try
+            {
+                reports.Add(Read(File.ReadAllText(path)));
+            }
+            catch (Exception e) when (e is JsonException or InvalidDataException or IOException or UnauthorizedAccessException)
+            {
+                throw new ArgumentException($"{argument} {path}: {e.Message}", e);
+            }
         }
-        catch (Exception e) when (e is JsonException or InvalidDataException or IOException or UnauthorizedAccessException)
+
+        return reports.Count switch
         {
-            throw new ArgumentException($"{argument} {path}: {e.Message}", e);
+            0 => throw new ArgumentException($"{argument}: no report.json given"),
+            1 => reports[0],
+            _ => Pool(argument, reports),
+        };
+    }
+
+    /// <summary>
+    /// Several runs of one build as one suite: each cell's repetitions from every report, in the order given (rounds
+    /// renumbered 1, 2, ...). What an interleaved A/B needs (bench/ab-builds.sh runs each build once a round, so a slow
+    /// spell lands on both): each side's rounds pooled, then compared by the rank tests like two suites. Runs of one
+    /// build on one machine only: reports whose environments differ (the probe, clock read and build aside) are refused.
+    /// </summary>
+    public static SuiteReport Pool(string argument, IReadOnlyList<SuiteReport> reports)
+    {
+        var first = reports[0];
+        static ReportEnvironment Machine(ReportEnvironment e) => e with { CoreToCoreNanoseconds = null, ClockReadNanoseconds = null, BuildVersion = string.Empty };
+        if (reports.FirstOrDefault(r => Machine(r.Environment) != Machine(first.Environment)) is { } other)
+        {
+            throw new ArgumentException($"{argument}: {other.SuiteId} ran in another environment than {first.SuiteId} ({other.Environment} vs " +
+                $"{first.Environment}); pool runs of one machine only");
         }
+
+        var cells = new List<ReportCell>();
+        var byKey = new Dictionary<CellKey, int>();
+        foreach (var cell in reports.SelectMany(r => r.Cells))
+        {
+            if (byKey.TryGetValue(cell.Key, out int index))
+            {
+                cells[index] = cells[index] with { Repetitions = [.. cells[index].Repetitions, .. cell.Repetitions] };
+            }
+            else
+            {
+                byKey[cell.Key] = cells.Count;
+                cells.Add(cell);
+            }
+        }
+
+        var renumbered = cells.Select(c => c with { Repetitions = [.. c.Repetitions.Select((r, i) => r with { Round = i + 1 })] }).ToList();
+        return first with
+        {
+            SuiteId = $"{first.SuiteId}+{reports.Count - 1}",
+            Name = $"{reports.Count} runs pooled",
+            Repetitions = renumbered.Count == 0 ? 0 : renumbered.Max(c => c.Repetitions.Count),
+            Cells = renumbered,
+        };
     }
 
     private sealed record FileDocument(SuiteInfo? Suite, ReportEnvironment? Environment, IReadOnlyList<FileCell>? Cells);

@@ -15,8 +15,11 @@ public static class CompareCommand
 {
     public static Command Create()
     {
-        var baseline = new Argument<string>("baseline") { Description = "The earlier run's report.json" };
-        var candidate = new Argument<string>("candidate") { Description = "The run to judge: its report.json" };
+        var baseline = new Argument<string>("baseline")
+        {
+            Description = "The earlier run's report.json, or several joined by commas (their repetitions pooled, e.g. the rounds of an interleaved A/B)",
+        };
+        var candidate = new Argument<string>("candidate") { Description = "The run to judge: its report.json, or several joined by commas" };
         var threshold = new Option<double>("--threshold")
         {
             Description = "The smallest change of interest, percent: changes within it are SAME (0 < t <= 1000)",
