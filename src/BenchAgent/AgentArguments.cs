@@ -5,7 +5,8 @@ using System.Globalization;
 namespace IpcBench.Agent;
 
 /// <summary>What the daemon tells an agent on its command line (and its token in the environment).</summary>
-public sealed record AgentArguments(string DaemonAddress, string ScenarioId, int Index, int DaemonPid, string Token)
+/// <param name="TraceParent">The W3C traceparent of the daemon's span that launched it, when the daemon is traced.</param>
+public sealed record AgentArguments(string DaemonAddress, string ScenarioId, int Index, int DaemonPid, string Token, string? TraceParent = null)
 {
     public const string TokenVariable = "IPCBENCH_AGENT_TOKEN";
 
@@ -19,7 +20,8 @@ public sealed record AgentArguments(string DaemonAddress, string ScenarioId, int
         var scenario = NonEmpty("--scenario", "The scenario this subscriber belongs to");
         var index = NonNegative("--index", "This subscriber's index in the scenario");
         var daemonPid = NonNegative("--daemon-pid", "The daemon's pid: the agent exits when that process is gone");
-        var command = new RootCommand("IpcBench subscriber agent; started by BenchDaemon, not by hand") { daemon, scenario, index, daemonPid };
+        var traceParent = new Option<string?>("--traceparent") { Description = "The W3C traceparent of the daemon's span that launched this agent" };
+        var command = new RootCommand("IpcBench subscriber agent; started by BenchDaemon, not by hand") { daemon, scenario, index, daemonPid, traceParent };
         var result = command.Parse(args);
         if (result.Action is HelpAction)
         {
@@ -38,7 +40,7 @@ public sealed record AgentArguments(string DaemonAddress, string ScenarioId, int
         }
 
         return new AgentArguments(result.GetRequiredValue(daemon), result.GetRequiredValue(scenario), result.GetValue(index),
-            result.GetValue(daemonPid), tokenVariable);
+            result.GetValue(daemonPid), tokenVariable, result.GetValue(traceParent));
     }
 
     private static Option<string> NonEmpty(string name, string description)

@@ -25,6 +25,7 @@ public sealed class AgentProgram : IAsyncDisposable
     private readonly GrpcChannel _channel;
     private readonly AgentLink.AgentLinkClient _daemon;
     private readonly SemaphoreSlim _reportGate = new(1, 1);
+    private readonly AgentTelemetry _telemetry;
     private readonly CancellationTokenSource _stopProgress = new();
     private SubscriberHost? _host;
     private int _totalPublishers;
@@ -41,6 +42,7 @@ public sealed class AgentProgram : IAsyncDisposable
         _arguments = arguments;
         _channel = DaemonChannel.Create(arguments.DaemonAddress);
         _daemon = new AgentLink.AgentLinkClient(_channel);
+        _telemetry = AgentTelemetry.Start(arguments);
     }
 
     public static async Task<int> RunAsync(string[] args)
@@ -106,11 +108,13 @@ public sealed class AgentProgram : IAsyncDisposable
         catch (RpcException e)
         {
             Log($"lost the daemon: {e.StatusCode}: {e.Message}");
+            _telemetry.Failed($"lost the daemon: {e.StatusCode}");
             return ParentWatchdog.ExitCode;
         }
         catch (Exception e)
         {
             Log($"failed: {e.Message}");
+            _telemetry.Failed(e.Message);
             await TryReportAsync(ReportKind.Failed, e.Message).ConfigureAwait(false);
             return 1;
         }
@@ -119,6 +123,7 @@ public sealed class AgentProgram : IAsyncDisposable
     private async Task OnAssignmentAsync(Assignment assignment)
     {
         // The daemon resolved the whole set-up; this process maps it and derives nothing of its own.
+        _telemetry.BeginPhase("connect");
         var setup = assignment.Setup ?? throw new InvalidOperationException("the assignment carries no subscriber set-up");
         var transport = setup.CreateTransport();
         _totalPublishers = setup.TotalPublishers;
@@ -141,6 +146,7 @@ public sealed class AgentProgram : IAsyncDisposable
     private void OnStart(long measureFromNs)
     {
         var host = _host ?? throw new InvalidOperationException("start before assignment");
+        _telemetry.BeginPhase("run");
         host.Window.Start(measureFromNs);
         var untilMeasure = TimeSpan.FromTicks(Math.Max(0, measureFromNs - MonotonicClock.NowNs()) / 100);
         _ = Task.Delay(untilMeasure).ContinueWith(_ => _atMeasureStart = ProcessMetrics.Take(), TaskScheduler.Default);
@@ -165,6 +171,7 @@ public sealed class AgentProgram : IAsyncDisposable
     private async Task OnStopAsync(TimeSpan drainTimeout)
     {
         var host = _host ?? throw new InvalidOperationException("stop before assignment");
+        _telemetry.BeginPhase("drain");
         await Task.WhenAny(host.Completion, Task.Delay(drainTimeout)).ConfigureAwait(false);
         if (!host.Completion.IsCompleted)
         {
@@ -254,6 +261,8 @@ public sealed class AgentProgram : IAsyncDisposable
         _host?.Dispose();
         _channel.Dispose();
         _stopProgress.Dispose();
+        // Last: flushes the spans of the whole run, failures included.
+        _telemetry.Dispose();
         return ValueTask.CompletedTask;
     }
 }

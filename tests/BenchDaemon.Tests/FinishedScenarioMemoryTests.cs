@@ -34,7 +34,7 @@ public sealed class FinishedScenarioMemoryTests : IDisposable
         var transports = new TransportRegistry([new ChannelsTransport()]);
         using var runtime = new RuntimeDirectory(options, transports, NullLogger<RuntimeDirectory>.Instance);
         var manager = new ScenarioManager(
-            options, runtime, new AgentLauncher(options, runtime, NullLogger<AgentLauncher>.Instance), new AgentDirectory(),
+            options, runtime, new AgentLauncher(options, runtime, new Microsoft.Extensions.Configuration.ConfigurationBuilder().Build(), NullLogger<AgentLauncher>.Instance), new AgentDirectory(),
             new AdmissionControl(options, runtime), new NoRecorder(), NullLoggerFactory.Instance);
         var validator = new SpecValidator(transports, options);
 

@@ -6,8 +6,11 @@ using Microsoft.Extensions.Options;
 namespace IpcBench.Daemon.Agents;
 
 /// <summary>Starts BenchAgent processes and forwards their output into the daemon's log under their own identity.</summary>
-public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirectory runtime, ILogger<AgentLauncher> logger)
+public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirectory runtime, IConfiguration configuration, ILogger<AgentLauncher> logger)
 {
+    /// <summary>The OpenTelemetry SDK's settings all start so (OTEL_EXPORTER_OTLP_ENDPOINT, _PROTOCOL, OTEL_BSP_*, ...).</summary>
+    private const string OtelPrefix = "OTEL_";
+
     public const string TokenVariable = "IPCBENCH_AGENT_TOKEN";
 
     /// <summary>The runtime's gen0 allocation budget (hexadecimal bytes) for agent processes.</summary>
@@ -56,6 +59,24 @@ public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirect
         foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
+        }
+
+        // The span launching it (the scenario's "agents up" phase) parents the agent's own spans: one trace per scenario
+        // across its processes. Null, and nothing passed, when no listener traces the daemon.
+        if (Activity.Current is { IdFormat: ActivityIdFormat.W3C } launching)
+        {
+            start.ArgumentList.Add("--traceparent");
+            start.ArgumentList.Add(launching.Id!);
+        }
+
+        // The daemon's OTLP settings may come from its command line or appsettings, which a child does not inherit as
+        // the environment: handed on, so agents export to the same collector.
+        foreach (var (key, value) in configuration.AsEnumerable(makePathsRelative: true))
+        {
+            if (key.StartsWith(OtelPrefix, StringComparison.Ordinal) && !key.Contains(':', StringComparison.Ordinal) && value is not null)
+            {
+                start.Environment[key] = value;
+            }
         }
 
         // In the environment, not the command line, so other users cannot read it from ps.
