@@ -59,7 +59,7 @@ public sealed record Modality(ModalityKind Kind, int Repetitions, IReadOnlyList<
 
     /// <summary>
     /// The modality of <paramref name="values"/> (one per succeeded repetition), with each value's placement class beside
-    /// it; <paramref name="format"/> writes a mode's location in the text, e.g. "22.0 M".
+    /// it; <paramref name="format"/> writes a mode's location in the text, e.g. "22.00 M".
     /// </summary>
     public static Modality Of(IReadOnlyList<double> values, IReadOnlyList<string> placements, Func<double, string> format)
     {
