@@ -13,7 +13,7 @@ namespace IpcBench.Daemon.Tests;
 [Collection(DaemonCollection.Name)]
 public sealed class ReportBrowserTests(ITestOutputHelper output)
 {
-    private static readonly string[] ChartKinds = ["throughput", "bandwidth", "latency", "cpu", "spread", "published", "timeline"];
+    private static readonly string[] ChartKinds = ["throughput", "bandwidth", "latency", "cpu", "spread", "strip", "published", "timeline"];
 
     [ChromiumFact]
     public async Task PresetReport_OpensOffline_WithEveryChartDrawn()
@@ -49,6 +49,7 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
         Assert.Equal(2, charts.Count(c => c.GetProperty("kind").GetString() == "throughput"));
         Assert.Equal(8, charts.Count(c => c.GetProperty("kind").GetString() == "latency"));
         Assert.Equal(24, charts.Count(c => c.GetProperty("kind").GetString() == "timeline"));
+        Assert.Equal(2, charts.Count(c => c.GetProperty("kind").GetString() == "strip"));
         Assert.True(new FileInfo(screenshot).Length > 10_000, "the screenshot is (nearly) empty");
     }
 
@@ -77,6 +78,24 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
         var colours = datasets[0].GetProperty("colours").EnumerateArray().Select(c => c.GetString()).ToList();
         var byVerdict = comparison.Cells.Select((c, i) => (c.Verdict, Colour: colours[i])).GroupBy(p => p.Verdict).ToDictionary(g => g.Key, g => g.Select(p => p.Colour).Distinct().Single());
         Assert.Equal(3, byVerdict.Values.Distinct().Count());
+        Assert.True(new FileInfo(screenshot).Length > 10_000, "the screenshot is (nearly) empty");
+    }
+
+    [ChromiumFact]
+    public async Task PlacementsReport_DrawsEveryRepetition_ColouredByItsPlacement()
+    {
+        // Rounds 1, 3, 4 near and 2, 5, 6 far, shm-ring and channels bimodal by placement (ReportSamples.Placements).
+        var report = ReportSamples.Placements();
+        var (result, screenshot) = await OpenCleanAsync("placements", HtmlReport.Render(report));
+        using var _ = result;
+        var strip = Assert.Single(result.RootElement.GetProperty("charts").EnumerateArray(), c => c.GetProperty("kind").GetString() == "strip");
+        Assert.True(strip.GetProperty("width").GetInt32() > 0 && strip.GetProperty("height").GetInt32() > 0);
+        var datasets = strip.GetProperty("datasets").EnumerateArray().ToList();
+
+        Assert.Equal(["near", "far"], datasets.Select(d => d.GetProperty("label").GetString()));
+        // Every repetition a point, each laid out: 3 near and 3 far per cell.
+        Assert.All(datasets, d => Assert.Equal((9, 9, 9), (d.GetProperty("points").GetInt32(), d.GetProperty("elements").GetInt32(), d.GetProperty("drawn").GetInt32())));
+        Assert.Equal(2, datasets.Select(d => d.GetProperty("colour").GetString()).Distinct().Count());
         Assert.True(new FileInfo(screenshot).Length > 10_000, "the screenshot is (nearly) empty");
     }
 

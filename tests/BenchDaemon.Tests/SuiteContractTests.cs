@@ -119,7 +119,8 @@ public sealed class SuiteContractTests(SuiteContractTests.Fixture shared, ITestO
                 (1, 0) => $"no {m.Placement} repetition in the candidate: placements did not overlap",
                 var other => $"unexpected samples {other}",
             };
-            Assert.Equal(expected, m.Note);
+            // A busy machine may also make a run invalid (noise above the limit): that reason follows.
+            Assert.StartsWith(expected, m.Note, StringComparison.Ordinal);
         });
         var presets = await _daemon.Control.ListSuitePresetsAsync(new ListSuitePresetsRequest());
         Assert.Equal(["reference-1", "reference-2", "reference-3", "reference-4", "reference-5"], presets.Presets.Select(p => p.Id));

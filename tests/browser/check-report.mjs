@@ -49,6 +49,7 @@ try {
           drawn: meta.data.filter((e) => Number.isFinite(e.x) && Number.isFinite(e.y)).length,
           visible: c.isDatasetVisible(i),
           colours: Array.isArray(d.backgroundColor) ? d.backgroundColor.map(String) : [],
+          colour: Array.isArray(d.backgroundColor) ? null : String(d.backgroundColor),
         };
       }),
     })),

@@ -33,6 +33,7 @@ public static class SuiteProtos
             ScenariosDone = suite.ScenariosDone,
             Environment = environment is null ? null : ScenarioProtos.ToProto(environment),
         };
+        var modality = CellModality.Of(report);
         for (int i = 0; i < suite.Cells.Count; i++)
         {
             var record = suite.Cells[i];
@@ -51,7 +52,7 @@ public static class SuiteProtos
                 Retried = a.Retried,
             }));
             var summary = report.Cells[i].Summary;
-            cell.Stats = ToProto(summary);
+            cell.Stats = ToProto(summary, modality[i]);
             foreach (var figure in report.Cells[i].Published)
             {
                 cell.Published.Add(SuiteCells.ToProto(figure, figure.Measured(summary)));
@@ -79,6 +80,15 @@ public static class SuiteProtos
         SpreadPercent = s.SpreadPercent,
         SpreadExceeded = s.SpreadExceeded,
     };
+
+    /// <summary>The statistics with the modes of msg/s (Reports/Modality): 0 modes when too few repetitions to tell.</summary>
+    public static SuiteCellStats ToProto(CellSummary s, CellModality modality)
+    {
+        var stats = ToProto(s);
+        stats.Modes = modality.MessagesPerSecond.ModeCount;
+        stats.Modality = modality.Text;
+        return stats;
+    }
 
     /// <summary>
     /// The spec as submitted: a preset's id (with the duration and warmup it ran if they were overridden), or the matrix

@@ -35,7 +35,12 @@ internal static class CellComparer
                 var change = Test(metric, unit, higherIsBetter, placement, [.. bIn.Select(read)], [.. cIn.Select(read)]);
                 // The shift stays for the reader; without a p-value the comparison's correction leaves it out and no
                 // verdict is drawn from figures that measured something other than the spec.
-                changes.Add(invalid is null ? change : change with { Verdict = Verdict.Inconclusive, PValue = null, Note = invalid });
+                changes.Add(invalid is null ? change : change with
+                {
+                    Verdict = Verdict.Inconclusive,
+                    PValue = null,
+                    Note = change.Verdict == Verdict.Inconclusive ? $"{change.Note}; {invalid}" : invalid,
+                });
             }
         }
 

@@ -4,10 +4,13 @@ namespace IpcBench.Daemon.Reports;
 
 /// <summary>
 /// REPORT_FORMAT_CSV: one row per cell and repetition, then one aggregated row per cell (repetition "median", with
-/// min and max beside), so a spreadsheet can plot either without parsing the JSON. The noise columns come last, so the
-/// earlier ones keep their positions: a round's (or, on the median row, the cell's) retries on max_noise_percent, the
-/// noise of each retried attempt ("31.2;28.4"), and whether the round's last attempt was still too noisy; then the
-/// validity issues (kinds joined by ';', and their details; on the median row the cell's kinds and which rounds). With a baseline,
+/// min and max beside), so a spreadsheet can plot either without parsing the JSON. Columns added later come after the
+/// others, which keep their positions. The noise columns: a round's (or, on the median row, the cell's) retries on
+/// max_noise_percent, the noise of each retried attempt ("31.2;28.4"), and whether the round's last attempt was still
+/// too noisy. Then the modality columns (<see cref="Modality"/>): on a repetition's row its placement class and the
+/// msg/s mode it fell in (1 the slowest), on the median row the number of msg/s modes (0: too few repetitions to tell)
+/// with the text the tables show, and the same for latency p50 (empty without latency samples). Then the validity
+/// issues (kinds joined by ';', and their details; on the median row the cell's kinds and which rounds). With a baseline,
 /// the comparison is a document of its own (<see cref="RenderComparison"/>): a CSV file holds one table.
 /// </summary>
 public static class CsvReport
@@ -17,7 +20,8 @@ public static class CsvReport
         "suite_id", "cell", "transport", "payload_bytes", "publishers", "subscribers", "topology", "payload_access", "mode", "wait_strategy",
         "repetition", "scenario_id", "error", "messages_per_second", "messages_per_second_min", "messages_per_second_max", "bytes_per_second",
         "daemon_cpu_percent", "agents_cpu_percent", "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_p9999_ns",
-        "latency_max_ns", "spread_percent", "spread_exceeded", "noise_retries", "noise_retried_percent", "failed_noisy", "validity", "validity_detail",
+        "latency_max_ns", "spread_percent", "spread_exceeded", "noise_retries", "noise_retried_percent", "failed_noisy",
+        "placement", "messages_per_second_mode", "messages_per_second_modes", "messages_per_second_modality", "latency_p50_modes", "latency_p50_modality", "validity", "validity_detail",
     ];
 
     private static readonly string[] ComparisonHeader =
@@ -26,20 +30,27 @@ public static class CsvReport
         "placement", "p_value", "shift_percent", "shift_ci_low_percent", "shift_ci_high_percent", "baseline_samples", "candidate_samples",
     ];
 
-    public static string Render(SuiteReport report) => CsvDocument.Write(Header, report.Cells.SelectMany((cell, i) => CellRows(report.SuiteId, i, cell)));
+    public static string Render(SuiteReport report)
+    {
+        var modality = CellModality.Of(report);
+        return CsvDocument.Write(Header, report.Cells.SelectMany((cell, i) => CellRows(report.SuiteId, i, cell, modality[i])));
+    }
 
-    private static IEnumerable<CsvField[]> CellRows(string suiteId, int index, ReportCell cell)
+    private static IEnumerable<CsvField[]> CellRows(string suiteId, int index, ReportCell cell, CellModality modality)
     {
         var k = cell.Key;
         CsvField[] key = [suiteId, index, k.Transport, k.PayloadBytes, k.Publishers, k.Subscribers, Snake(k.Topology), Snake(k.Access), Snake(k.Mode),
             Snake(k.Wait)];
         var noisy = cell.NoisyAttempts ?? [];
-        foreach (var r in cell.Repetitions)
+        for (int i = 0; i < cell.Repetitions.Count; i++)
         {
+            var r = cell.Repetitions[i];
             var l = r.Latency;
             var round = NoiseMark.Of([.. noisy.Where(a => a.Round == r.Round)]);
+            CsvField mode = r.Succeeded && modality.MessagesPerSecond.ModeOf(r.MessagesPerSecond) is { } m ? m : string.Empty;
             yield return [.. key, r.Round, r.ScenarioId, r.Error, r.MessagesPerSecond, string.Empty, string.Empty, r.BytesPerSecond,
                 r.DaemonCpuPercent, r.AgentsCpuPercent, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, string.Empty, string.Empty, .. NoiseFields(round),
+                modality.Placements[i], mode, string.Empty, string.Empty, string.Empty, string.Empty,
                 string.Join(';', (r.Validity ?? []).Select(v => v.Kind)), string.Join("; ", (r.Validity ?? []).Select(v => v.Detail))];
         }
 
@@ -47,7 +58,9 @@ public static class CsvReport
         yield return [.. key, "median", string.Empty, s.Failed > 0 ? $"{s.Failed} failed" : string.Empty, s.MessagesPerSecond.Median,
             s.MessagesPerSecond.Min, s.MessagesPerSecond.Max, s.BytesPerSecond.Median, s.DaemonCpuPercent.Median, s.AgentsCpuPercent.Median,
             s.LatencyP50.Median, s.LatencyP90.Median, s.LatencyP99.Median, s.LatencyP999.Median, s.LatencyP9999.Median, s.LatencyMax.Median,
-            s.SpreadPercent, Bool(s.SpreadExceeded), .. NoiseFields(cell.Noise), string.Join(';', cell.Validity.Kinds), cell.Validity.Text];
+            s.SpreadPercent, Bool(s.SpreadExceeded), .. NoiseFields(cell.Noise), string.Empty, string.Empty, modality.MessagesPerSecond.ModeCount,
+            modality.MessagesPerSecond.Text, modality.LatencyP50 is { } p50 ? p50.ModeCount : string.Empty, modality.LatencyP50?.Text,
+            string.Join(';', cell.Validity.Kinds), cell.Validity.Text];
     }
 
     private static CsvField[] NoiseFields(NoiseMark noise) =>

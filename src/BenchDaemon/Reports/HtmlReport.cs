@@ -46,7 +46,7 @@ public static class HtmlReport
             AppendPublished(html, doc.Published);
         }
 
-        AppendCells(html, doc.Cells);
+        AppendCells(html, doc.Cells, doc.Placement?.Description ?? string.Empty);
         // JsonSerializer's default encoder escapes <, > and & as \u003C etc., so no string can close this element.
         html.Append("<script type=\"application/json\" id=\"report-data\">")
             .Append(JsonSerializer.Serialize(doc, ReportDocument.JsonOptions))
@@ -121,23 +121,32 @@ public static class HtmlReport
         html.Append("</tbody></table></section>\n");
     }
 
-    private static void AppendCells(StringBuilder html, IReadOnlyList<CellDocument> cells)
+    private static void AppendCells(StringBuilder html, IReadOnlyList<CellDocument> cells, string placements)
     {
+        // As in Markdown: the column only when some cell had enough repetitions to tell; the note below says why not.
+        bool modes = cells.Any(c => c.Modality.MessagesPerSecond.Kind != ModalityKind.TooFew);
         html.Append("<section id=\"cells-table\"><h2>Every cell (median, min–max over the repetitions)</h2>\n<table><thead><tr><th>Cell</th><th>Runs</th>" +
             "<th>msg/s</th><th>min–max</th><th>MB/s</th><th>CPU daemon</th><th>CPU agents</th><th>p50 µs</th><th>p99 µs</th><th>p99.99 µs</th>" +
-            "<th>Spread</th><th>Noise</th><th>Validity</th></tr></thead><tbody>\n");
+            $"<th>Spread</th><th>Noise</th>{(modes ? "<th>Modes</th>" : string.Empty)}<th>Validity</th></tr></thead><tbody>\n");
         foreach (var cell in cells)
         {
             var s = cell.Summary.Figures;
-            string noise = (cell.Noise.Noisy ? $"<td class=\"noisy\">{E(cell.Noise.Text)}</td>" : "<td>–</td>") + Validity(cell);
+            string noise = cell.Noise.Noisy ? $"<td class=\"noisy\">{E(cell.Noise.Text)}</td>" : "<td>–</td>";
+            string modality = (!modes ? string.Empty
+                : $"<td{(cell.Modality.MessagesPerSecond.Kind == ModalityKind.Multimodal ? " class=\"modal\"" : string.Empty)}>{E(cell.Modality.Text)}</td>") +
+                Validity(cell);
             html.Append($"<tr><td>{E(cell.Label)}</td><td>{s.Repetitions}{(s.Failed > 0 ? $" ({s.Failed} failed)" : string.Empty)}</td>" +
                 $"<td>{Count(s.MessagesPerSecond.Median)}</td><td>{Count(s.MessagesPerSecond.Min)}–{Count(s.MessagesPerSecond.Max)}</td>" +
                 $"<td>{Megabytes(s.BytesPerSecond.Median)}</td><td>{Percent(s.DaemonCpuPercent.Median)}</td><td>{Percent(s.AgentsCpuPercent.Median)}</td>" +
                 $"<td>{Micros(s.LatencyP50.Median)}</td><td>{Micros(s.LatencyP99.Median)}</td><td>{Micros(s.LatencyP9999.Median)}</td>" +
-                $"<td{(s.SpreadExceeded ? " class=\"spread\"" : string.Empty)}>{(s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %" : "–")}</td>{noise}</tr>\n");
+                $"<td{(s.SpreadExceeded ? " class=\"spread\"" : string.Empty)}>{(s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %" : "–")}</td>{noise}{modality}</tr>\n");
         }
 
-        html.Append("</tbody></table></section>\n");
+        html.Append("</tbody></table>\n");
+        html.Append($"<p class=\"note\" id=\"modality-note\">Modes: the msg/s repetitions of a cell form two or more groups when the groups meeting at a " +
+            $"gap sit {Modality.MinimumDisparity:0} or more of their spreads apart (Pragmastat's disparity); {Modality.MinimumRepetitions} or more " +
+            "successful repetitions are needed to tell. \"By placement\": each mode ran in a placement class of its own, so the modes are where the " +
+            $"vCPUs sat, not the transport; {E(placements)}.</p>\n</section>\n");
     }
 
     /// <summary>The cell's validity: "valid", or which rounds were not, each issue's figures in the cell's tooltip and list.</summary>

@@ -12,6 +12,9 @@ public static class MarkdownReport
 {
     public const string SpreadMark = "⚠";
 
+    /// <summary>Beside a msg/s figure whose repetitions form two or more groups (<see cref="Modality"/>).</summary>
+    public const string ModalityMark = "≋";
+
     public static string Render(SuiteReport report, SuiteComparison? comparison = null)
     {
         var text = new StringBuilder();
@@ -26,12 +29,15 @@ public static class MarkdownReport
             AppendComparison(text, comparison);
         }
 
+        var strata = CellModality.StrataOf(report);
+        var modality = report.Cells.ToDictionary<ReportCell, ReportCell, CellModality>(c => c, c => CellModality.Of(c, strata), ReferenceEqualityComparer.Instance);
         foreach (var shape in report.Cells.GroupBy(c => c.Key.Shape))
         {
-            AppendGrid(text, shape.Key, shape.ToList());
+            AppendGrid(text, shape.Key, shape.ToList(), modality);
         }
 
-        AppendCells(text, report.Cells);
+        AppendCells(text, report.Cells, modality);
+        AppendModality(text, [.. modality.Values], CellModality.DescribePlacements(report, strata));
         var published = PublishedRow.All(report);
         if (published.Count > 0)
         {
@@ -58,7 +64,7 @@ public static class MarkdownReport
         text.AppendLine();
     }
 
-    private static void AppendGrid(StringBuilder text, string shape, IReadOnlyList<ReportCell> cells)
+    private static void AppendGrid(StringBuilder text, string shape, IReadOnlyList<ReportCell> cells, IReadOnlyDictionary<ReportCell, CellModality> modality)
     {
         var transports = cells.Select(c => c.Key.Transport).Distinct().ToList();
         var payloads = cells.Select(c => c.Key.PayloadBytes).Distinct().Order().ToList();
@@ -70,7 +76,7 @@ public static class MarkdownReport
         foreach (var payload in payloads)
         {
             var row = transports.Select(t => cells.FirstOrDefault(c => c.Key.Transport == t && c.Key.PayloadBytes == payload) is { } cell
-                ? Figure(cell.Summary)
+                ? Figure(cell.Summary, modality[cell])
                 : "–");
             text.AppendLine($"| {Bytes(payload)} | " + string.Join(" | ", row) + " |");
         }
@@ -78,7 +84,7 @@ public static class MarkdownReport
         text.AppendLine();
     }
 
-    private static string Figure(CellSummary s)
+    private static string Figure(CellSummary s, CellModality modality)
     {
         if (s.Repetitions == 0)
         {
@@ -88,30 +94,35 @@ public static class MarkdownReport
         var m = s.MessagesPerSecond;
         return s.Repetitions == 1
             ? Count(m.Median)
-            : $"{Count(m.Median)} ({Count(m.Min)}–{Count(m.Max)}){(s.SpreadExceeded ? " " + SpreadMark : string.Empty)}";
+            : $"{Count(m.Median)} ({Count(m.Min)}–{Count(m.Max)}){(s.SpreadExceeded ? " " + SpreadMark : string.Empty)}" +
+                (modality.MessagesPerSecond.Kind == ModalityKind.Multimodal ? " " + ModalityMark : string.Empty);
     }
 
-    private static void AppendCells(StringBuilder text, IReadOnlyList<ReportCell> cells)
+    private static void AppendCells(StringBuilder text, IReadOnlyList<ReportCell> cells, IReadOnlyDictionary<ReportCell, CellModality> modality)
     {
         text.AppendLine("## Every cell (medians over the repetitions)");
         text.AppendLine();
         bool noise = cells.Any(c => c.Noise.Noisy);
         bool invalid = cells.Any(c => c.Validity.Invalid);
+        // Only when some cell had enough repetitions to tell: a column of "too few" says nothing the note below does not.
+        bool modes = modality.Values.Any(m => m.MessagesPerSecond.Kind != ModalityKind.TooFew);
         text.AppendLine("| Cell | Runs | msg/s | MB/s | CPU daemon | CPU agents | CPU ns/msg daemon | CPU ns/msg agents | p50 µs | p99 µs | p99.9 µs | p99.99 µs | Spread |" +
-            (noise ? " Noise |" : string.Empty) + (invalid ? " Validity |" : string.Empty));
-        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + (noise ? "---|" : string.Empty) + (invalid ? "---|" : string.Empty));
+            (noise ? " Noise |" : string.Empty) + (modes ? " Modes |" : string.Empty) + (invalid ? " Validity |" : string.Empty));
+        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + (noise ? "---|" : string.Empty) + (modes ? "---|" : string.Empty) +
+            (invalid ? "---|" : string.Empty));
         foreach (var cell in cells)
         {
             var s = cell.Summary;
             string runs = s.Failed == 0 ? $"{s.Repetitions}" : $"{s.Repetitions} ({s.Failed} failed)";
             string spread = s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %{(s.SpreadExceeded ? " " + SpreadMark : string.Empty)}" : "–";
-            string noiseColumn = (noise ? $" {(cell.Noise.Noisy ? cell.Noise.Text : "–")} |" : string.Empty) +
+            string noiseColumn = noise ? $" {(cell.Noise.Noisy ? cell.Noise.Text : "–")} |" : string.Empty;
+            string modesColumn = (modes ? $" {Escape(modality[cell].Text)} |" : string.Empty) +
                 (invalid ? $" {(cell.Validity.Invalid ? Escape(cell.Validity.Text) : "valid")} |" : string.Empty);
             text.AppendLine(CultureInfo.InvariantCulture,
-                $"| {Escape(cell.Key.Label)} | {runs} | {Figure(s)} | {Megabytes(s.BytesPerSecond.Median)} | {Percent(s.DaemonCpuPercent.Median)} | " +
+                $"| {Escape(cell.Key.Label)} | {runs} | {Figure(s, modality[cell])} | {Megabytes(s.BytesPerSecond.Median)} | {Percent(s.DaemonCpuPercent.Median)} | " +
                 $"{Percent(s.AgentsCpuPercent.Median)} | {s.CpuNanosecondsPerMessage(s.DaemonCpuPercent.Median):0} | " +
                 $"{s.CpuNanosecondsPerMessage(s.AgentsCpuPercent.Median):0} | {Micros(s.LatencyP50.Median)} | {Micros(s.LatencyP99.Median)} | " +
-                $"{Micros(s.LatencyP999.Median)} | {Micros(s.LatencyP9999.Median)} | {spread} |{noiseColumn}");
+                $"{Micros(s.LatencyP999.Median)} | {Micros(s.LatencyP9999.Median)} | {spread} |{noiseColumn}{modesColumn}");
         }
 
         text.AppendLine();
@@ -134,6 +145,18 @@ public static class MarkdownReport
 
             text.AppendLine();
         }
+    }
+
+    /// <summary>What the modality mark and column mean, and how the placement classes were drawn when a cell has modes.</summary>
+    private static void AppendModality(StringBuilder text, IReadOnlyList<CellModality> cells, string placements)
+    {
+        bool multimodal = cells.Any(c => c.MessagesPerSecond.Kind == ModalityKind.Multimodal);
+        text.AppendLine($"{ModalityMark}: the msg/s repetitions form two or more groups (modes), cut where the groups meeting at a gap sit " +
+            $"{Modality.MinimumDisparity:0} or more of their spreads apart (Pragmastat's disparity); {Modality.MinimumRepetitions} or more successful " +
+            "repetitions are needed to tell" + (cells.All(c => c.MessagesPerSecond.Kind == ModalityKind.TooFew) ? ", and no cell here had them." : ".") +
+            (multimodal ? " \"By placement\": each mode ran in a placement class of its own, so the modes are where the vCPUs sat, not the transport; " +
+                Escape(placements) + "." : string.Empty));
+        text.AppendLine();
     }
 
     /// <summary>The "Compared with baseline" section alone: what `run --baseline` prints at the end.</summary>

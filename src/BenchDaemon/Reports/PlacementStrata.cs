@@ -26,6 +26,15 @@ public sealed record PlacementStrata(double? BoundaryNanoseconds, bool Unsplit =
     /// <summary>A repetition without a probe (an older result, or a machine where the probe could not run).</summary>
     public const string Unknown = "unknown";
 
+    /// <summary>The order classes are listed in: near, far, all, unknown.</summary>
+    public static int Rank(string placement) => placement switch
+    {
+        Near => 0,
+        Far => 1,
+        All => 2,
+        _ => 3,
+    };
+
     public static PlacementStrata Of(IEnumerable<double?> probes)
     {
         var sorted = probes.OfType<double>().Where(p => p > 0).Order().ToArray();

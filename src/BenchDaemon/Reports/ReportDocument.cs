@@ -20,12 +20,19 @@ public sealed record ReportDocument(SuiteInfo Suite, ReportEnvironment Environme
 
     public static ReportDocument Build(SuiteReport report, SuiteComparison? comparison = null)
     {
+        var strata = CellModality.StrataOf(report);
         var cells = report.Cells.Select(c => new CellDocument(c.Key.Label, c.Key.Shape, c.Key, c.Duration.TotalSeconds, c.Warmup.TotalSeconds,
-            SummaryDocument.Of(c.Summary), c.Repetitions, c.Noise, c.NoisyAttempts ?? [], c.Validity)).ToList();
+            SummaryDocument.Of(c.Summary), c.Repetitions, c.Noise, c.NoisyAttempts ?? [], CellModality.Of(c, strata), c.Validity)).ToList();
         var suite = new SuiteInfo(report.SuiteId, report.Name, report.State, report.CreatedAt, report.EndedAt, report.Repetitions,
             report.PresetId, report.PresetTitle, report.PresetReproduces);
-        return new ReportDocument(suite, report.Environment, cells, PublishedRow.All(report), comparison);
+        return new ReportDocument(suite, report.Environment, cells, PublishedRow.All(report), comparison)
+        {
+            Placement = new PlacementDocument(strata.BoundaryNanoseconds, CellModality.DescribePlacements(report, strata)),
+        };
     }
+
+    /// <summary>How the repetitions' placement classes (each cell's modality.placements) were drawn from the suite's probes.</summary>
+    public PlacementDocument? Placement { get; init; }
 
     public string ToJson(bool indented = true) => JsonSerializer.Serialize(this, new JsonSerializerOptions(JsonOptions) { WriteIndented = indented });
 }
@@ -35,9 +42,13 @@ public sealed record SuiteInfo(string Id, string Name, string State, DateTimeOff
 
 /// <param name="Noise">Noise retries and the marker the tables show (empty text when quiet).</param>
 /// <param name="NoisyAttempts">Every attempt max_noise_percent failed, retried ones included (their ids are not among the repetitions).</param>
+/// <param name="Modality">Whether the repetitions form several groups, and each repetition's placement class.</param>
 /// <param name="Validity">Which succeeded repetitions carry validity issues (each repetition lists its own).</param>
 public sealed record CellDocument(string Label, string Shape, CellKey Key, double DurationSeconds, double WarmupSeconds, SummaryDocument Summary,
-    IReadOnlyList<RepetitionResult> Repetitions, NoiseMark Noise, IReadOnlyList<NoisyAttempt> NoisyAttempts, ValidityMark Validity);
+    IReadOnlyList<RepetitionResult> Repetitions, NoiseMark Noise, IReadOnlyList<NoisyAttempt> NoisyAttempts, CellModality Modality, ValidityMark Validity);
+
+/// <summary>The near–far boundary over the suite's probes (null: one class, or no probes) and the rule in words.</summary>
+public sealed record PlacementDocument(double? BoundaryNanoseconds, string Description);
 
 /// <summary>A cell's summary with what the model computes on demand written out.</summary>
 public sealed record SummaryDocument(CellSummary Figures, double SpreadPercent, bool SpreadExceeded, double DaemonCpuNanosecondsPerMessage,

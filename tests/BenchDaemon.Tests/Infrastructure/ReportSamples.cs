@@ -50,6 +50,29 @@ internal static class ReportSamples
     }
 
     /// <summary>
+    /// A suite whose vCPUs moved between rounds, as on the lab VM: rounds 1, 3 and 4 near (core-to-core probe ~100–140 ns),
+    /// 2, 5 and 6 far (~480–630 ns). shm-ring and channels at 8 B run 3.5x and 2.5x faster near (bimodal by placement),
+    /// uds does not notice (unimodal). Its own seed, so the other samples render as before.
+    /// </summary>
+    public static SuiteReport Placements(string name = "placements")
+    {
+        var random = new Random(25);
+        int[] nearRounds = [1, 3, 4];
+        var cells = new[] { ("shm-ring", 3.5), ("channels", 2.5), ("uds", 1.0) }.Select(t =>
+        {
+            var (transport, nearFactor) = t;
+            var key = new CellKey(transport, 8);
+            return new ReportCell(key, TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(0.5), Enumerable.Range(1, 6).Select(round =>
+            {
+                bool near = nearRounds.Contains(round);
+                var repetition = Repetition(random, key, round, $"{transport}-8-{round}", failed: false);
+                return Scaled(repetition, near ? nearFactor : 1) with { ProbeNanoseconds = near ? 100 + random.Next(40) : 480 + random.Next(150) };
+            }).ToList(), []);
+        }).ToList();
+        return new SuiteReport("suite-0004", name, "COMPLETED", new DateTimeOffset(2026, 11, 25, 4, 0, 0, TimeSpan.Zero), null, 6, Environment, cells);
+    }
+
+    /// <summary>
     /// The same matrix run again under another id: uds 20 % slower (REGRESSED), shm-ring 20 % faster (IMPROVED), latency
     /// moving the other way, every other cell's figures as they were (SAME).
     /// </summary>

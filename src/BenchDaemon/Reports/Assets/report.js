@@ -140,6 +140,32 @@
       options: { scales: { y: { ...linear('% of median'), suggestedMin: 80, suggestedMax: 120 } } } });
   }
 
+  // Every repetition as a point, a row per cell, coloured by the placement class the report gave it (modality.placements,
+  // drawn from the whole suite's core-to-core probes): a cell whose points fall in two groups of two colours moved with
+  // the vCPUs, not with the transport.
+  const placementColour = { near: '#59a14f', far: '#e15759', all: '#4e79a7', unknown: '#9c9c9c' };
+  const strips = section('Every repetition, by placement', 'One point per successful repetition, jittered within its cell\'s row; ' +
+    `≋ marks a cell whose msg/s repetitions form two or more modes${doc.placement ? `; ${doc.placement.description}` : ''}.`);
+  for (const [shape, list] of shapes) {
+    const rows = list.map((c) => `${c.key.transport} ${c.key.payload_bytes} B${c.modality.messages_per_second.kind === 'multimodal' ? ' ≋' : ''}`);
+    const points = list.flatMap((c, row) => c.repetitions.map((r, i) => ({ r, row, placement: c.modality.placements[i],
+      y: row + ((i % 7) - 3) * 0.06 })).filter((p) => !p.r.error));
+    const datasets = Object.keys(placementColour).map((placement) => ({
+      label: placement, backgroundColor: placementColour[placement], borderColor: placementColour[placement], pointRadius: 4,
+      data: points.filter((p) => p.placement === placement)
+        .map((p) => ({ x: p.r.messages_per_second, y: p.y, row: p.row, round: p.r.round, probe: p.r.probe_nanoseconds })),
+    })).filter((d) => d.data.length > 0);
+    chart(strips, 'strip', `Repetitions — ${shape}`, { type: 'scatter', data: { datasets },
+      options: { scales: { x: log(list[0].key.mode === 'round_trip' ? 'round trips/s' : 'msg/s'),
+        y: { type: 'linear', min: -0.5, max: rows.length - 0.5, reverse: true, grid: { display: false },
+          afterBuildTicks: (axis) => { axis.ticks = rows.map((_, value) => ({ value })); },
+          ticks: { autoSkip: false, callback: (value) => rows[value] ?? '' } } },
+        plugins: { tooltip: { callbacks: { label: (item) => {
+          const p = item.raw;
+          return `${rows[p.row]}: round ${p.round}, ${Math.round(p.x)}/s, ${item.dataset.label}${p.probe ? `, probe ${Math.round(p.probe)} ns` : ''}`;
+        } } } } } }, Math.max(200, 80 + 36 * rows.length));
+  }
+
   // Published vs measured (presets): per unit, the published figure beside ours.
   if (doc.published.length > 0) {
     const pub = section('Published vs measured', 'Published figures (docs/published-figures.md) beside ours (median); the table below gives the ratio and the method differences.');
