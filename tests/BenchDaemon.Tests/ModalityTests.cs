@@ -93,6 +93,15 @@ public sealed class ModalityTests
     }
 
     [Fact]
+    public void TiedPairs_AreNotModesOfTheirOwn()
+    {
+        // A run pooled with itself (or latency percentiles sharing HDR buckets): pairs of identical values a few percent
+        // apart have no spread of their own, yet are one group; the placements are still two.
+        Assert.Equal(2, Of([.. Bimodal, .. Bimodal]).ModeCount);
+        Assert.Equal(ModalityKind.Unimodal, Of([1.0e6, 1.0e6, 1.02e6, 1.02e6, 1.04e6, 1.04e6]).Kind);
+    }
+
+    [Fact]
     public void OnSimulatedRepetitions_FalseAlarmsStayRare_AndAPlacementStepIsFound()
     {
         // What the doc comment's numbers rest on, seeded: six repetitions with 5 % noise, one group or two 2x apart.

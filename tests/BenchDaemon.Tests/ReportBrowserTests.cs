@@ -99,6 +99,43 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
         Assert.True(new FileInfo(screenshot).Length > 10_000, "the screenshot is (nearly) empty");
     }
 
+    [ChromiumFact]
+    public async Task ComparedPlacements_ShowStrataPValuesShiftsModesAndValidity_AsRendered()
+    {
+        // Near and far rounds in both suites; shm-ring 20 % faster, uds 20 % slower; one candidate uds round invalid.
+        // Two runs pooled: 6 near and 6 far repetitions a side, enough for the rank tests.
+        var baseline = ReportFile.Pool("baseline", [ReportSamples.Placements(), ReportSamples.Placements()]);
+        var slower = ReportSamples.Candidate(baseline, "suite-0005");
+        var candidate = slower with
+        {
+            Cells = [.. slower.Cells.Select(c => c.Key.Transport != "uds" ? c : c with
+            {
+                Repetitions = [.. c.Repetitions.Select(r => r.Round != 2 ? r
+                    : r with { Validity = [new ValidityIssue("noise_above_limit", "other processes used 12.0 % of the machine while measuring")] })],
+            })],
+        };
+        var comparison = SuiteComparison.Compare(baseline, candidate, 5);
+        var (result, _) = await OpenCleanAsync("compared-placements", HtmlReport.Render(candidate, comparison));
+        using var __ = result;
+        string Section(string id) => result.RootElement.GetProperty("sections").EnumerateArray()
+            .Single(s => s.GetProperty("id").GetString() == id).GetProperty("text").GetString()!;
+
+        string compared = Section("comparison");
+        output.WriteLine(compared);
+        // Strata: a row per placement class, the boundary named; shm-ring's far rows decided with p and the shift's interval.
+        Assert.Contains("shm-ring 8 B 1:1 full (near)", compared, StringComparison.Ordinal);
+        Assert.Contains("shm-ring 8 B 1:1 full (far)", compared, StringComparison.Ordinal);
+        Assert.Contains("placement classes by core-to-core probe: near up to", compared, StringComparison.Ordinal);
+        Assert.Matches(@"\+20\.0 % \[\+[0-9.]+, \+[0-9.]+\]", compared);
+        // The far class of uds holds the invalid round: no verdict, and the reason shown.
+        Assert.Contains("invalid repetitions: candidate round 2 (noise above limit); a verdict needs valid ones", compared, StringComparison.Ordinal);
+        Assert.Contains("(undecided)", compared, StringComparison.Ordinal);
+        string cells = Section("cells-table");
+        Assert.Contains("invalid: round 2 (noise above limit)", cells, StringComparison.Ordinal);
+        Assert.Contains("round 2: noise above limit: other processes used 12.0 % of the machine while measuring", cells, StringComparison.Ordinal);
+        Assert.Contains("bimodal by placement", cells, StringComparison.Ordinal);
+    }
+
     /// <summary>
     /// Writes <paramref name="page"/> to TestResults/report/NAME.html, opens it in Chromium (screenshot NAME.png beside
     /// it) and asserts it opened clean: no page or console error, no network request.

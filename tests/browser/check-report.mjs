@@ -1,6 +1,6 @@
 // Opens a report file in the system's headless Chromium with every network request refused, and prints what the
-// test asserts on as one JSON line: console errors, page errors, refused requests, and every chart's datasets as
-// Chart.js holds them (elements laid out with finite coordinates = drawn). Usage: node check-report.mjs REPORT.html SCREENSHOT.png
+// test asserts on as one JSON line: console errors, page errors, refused requests, every chart's datasets as Chart.js
+// holds them (elements laid out with finite coordinates = drawn), and each section's rendered text. Usage: node check-report.mjs REPORT.html SCREENSHOT.png
 import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +35,8 @@ try {
   Object.assign(result, await page.evaluate(() => ({
     chartsAttribute: document.body.dataset.charts ?? null,
     canvases: document.querySelectorAll('canvas').length,
+    // The text each section shows as rendered (innerText honours CSS), for the tables' marks and notes.
+    sections: [...document.querySelectorAll('section[id]')].map((section) => ({ id: section.id, text: section.innerText })),
     charts: Object.values(window.Chart ? Chart.instances : {}).map((c) => ({
       kind: c.canvas.dataset.kind,
       title: c.canvas.getAttribute('aria-label'),

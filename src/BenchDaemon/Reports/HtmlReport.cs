@@ -89,7 +89,7 @@ public static class HtmlReport
         {
             foreach (var (label, verdict, rate, p99, metrics) in Rows(cell))
             {
-                string notes = string.Join("; ", new[] { BeyondThreshold(metrics) }.Concat(cell.Notes).Where(n => n.Length > 0));
+                string notes = RowNotes(metrics, cell.Notes);
                 html.Append($"<tr><td>{E(label)}</td><td class=\"verdict {E(VerdictName(verdict).ToLowerInvariant())}\">{E(VerdictName(verdict))}</td>" +
                     $"<td>{Side(rate, true, Count)}</td><td>{Side(rate, false, Count)}</td><td>{E(SideChange(rate))}</td><td>{E(Shift(rate))}</td>" +
                     $"<td>{Side(p99, true, Micros)}</td><td>{Side(p99, false, Micros)}</td><td>{E(SideChange(p99))}</td>" +

@@ -182,7 +182,7 @@ public static class MarkdownReport
             {
                 text.AppendLine($"| {Escape(label)} | {VerdictName(verdict)} | {Side(rate, true, Count)} | {Side(rate, false, Count)} | {SideChange(rate)} | " +
                     $"{Escape(Shift(rate))} | {Side(p99, true, Micros)} | {Side(p99, false, Micros)} | {SideChange(p99)} | " +
-                    $"{Escape(string.Join("; ", new[] { BeyondThreshold(metrics) }.Concat(cell.Notes).Where(n => n.Length > 0)))} |");
+                    $"{Escape(RowNotes(metrics, cell.Notes))} |");
             }
         }
 

@@ -54,6 +54,9 @@ public sealed record Modality(ModalityKind Kind, int Repetitions, IReadOnlyList<
 
     public const double MinimumDisparity = 8;
 
+    /// <summary>The narrowest a group counts as: 1 % of its level, about run-to-run noise here (see <see cref="Disparity"/>).</summary>
+    public const double MinimumRelativeSpread = 0.01;
+
     /// <summary>Modes found: 0 when too few to tell.</summary>
     public int ModeCount => Kind == ModalityKind.TooFew ? 0 : Modes.Count;
 
@@ -131,9 +134,18 @@ public sealed record Modality(ModalityKind Kind, int Repetitions, IReadOnlyList<
         return at;
     }
 
-    /// <summary>Two sides of identical values each are infinitely apart; NaN (no spread and no shift) never splits.</summary>
-    private static double Disparity((double Value, string Placement)[] lower, (double Value, string Placement)[] upper) =>
-        Toolkit.Disparity(new Sample([.. upper.Select(p => p.Value)]), new Sample([.. lower.Select(p => p.Value)])).NominalValue;
+    /// <summary>
+    /// Pragmastat's Disparity (Shift over AvgSpread) with the spread floored at <see cref="MinimumRelativeSpread"/> of the
+    /// groups' level: repeated identical values (latency percentiles share HDR buckets, and pooled runs repeat) would
+    /// otherwise have no spread and sit infinitely apart from anything. NaN (all zero) never splits.
+    /// </summary>
+    private static double Disparity((double Value, string Placement)[] lower, (double Value, string Placement)[] upper)
+    {
+        var high = new Sample([.. upper.Select(p => p.Value)]);
+        var low = new Sample([.. lower.Select(p => p.Value)]);
+        double level = Math.Abs(lower.Concat(upper).Average(p => p.Value));
+        return Toolkit.Shift(high, low).NominalValue / Math.Max(Toolkit.AvgSpread(high, low).NominalValue, MinimumRelativeSpread * level);
+    }
 
     private static RepetitionMode ToMode((double Value, string Placement)[] group)
     {

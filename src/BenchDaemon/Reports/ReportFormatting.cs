@@ -46,6 +46,16 @@ public static class ReportFormatting
         $" of {c.Cells.Count} cell(s) in both suites.";
 
     /// <summary>The metrics of a cell (row) whose change went beyond the threshold, e.g. "latency_p99 +12.0 %".</summary>
+    /// <summary>
+    /// A comparison row's notes column: the metrics beyond the threshold, why any metric could not be decided (its
+    /// note, once however many metrics share it: too few repetitions, placements apart, invalid repetitions), then the
+    /// cell's own notes.
+    /// </summary>
+    public static string RowNotes(IReadOnlyList<MetricChange> metrics, IEnumerable<string> cellNotes) => string.Join("; ",
+        new[] { BeyondThreshold(metrics) }
+            .Concat(metrics.Where(m => m.Verdict == Verdict.Inconclusive).Select(m => m.Note).Distinct())
+            .Concat(cellNotes).Where(n => n.Length > 0));
+
     public static string BeyondThreshold(IEnumerable<MetricChange> metrics) => string.Join(", ",
         metrics.Where(m => m.Verdict is Verdict.Regressed or Verdict.Improved).Select(m => $"{m.Metric} {Change(m.ShiftPercent ?? m.ChangePercent)}"));
 
@@ -84,13 +94,17 @@ public static class ReportFormatting
     private static bool Missing(MetricChange m, bool baseline) =>
         m.BaselineSamples + m.CandidateSamples > 0 && (baseline ? m.BaselineSamples : m.CandidateSamples) == 0;
 
-    /// <summary>A tested metric's shift with its interval and adjusted p, e.g. "−20.1 % [−22.0, −18.3] p 0.002"; the note when untested.</summary>
+    /// <summary>
+    /// A tested metric's shift with its interval and adjusted p, e.g. "−20.1 % [−22.0, −18.3] p 0.002"; a shift left
+    /// undecided (invalid repetitions) without p; "–" when untested (the notes column says why: <see cref="RowNotes"/>).
+    /// </summary>
     public static string Shift(MetricChange? m) => m switch
     {
         null => "–",
-        { PValue: { } p, ShiftPercent: { } shift } => string.Create(CultureInfo.InvariantCulture,
-            $"{Change(shift)} [{Signed(m.ShiftCiLowPercent ?? 0)}, {Signed(m.ShiftCiHighPercent ?? 0)}] p {p:0.####}"),
-        _ => m.Note.Length > 0 ? m.Note : "–",
+        { ShiftPercent: { } shift } => string.Create(CultureInfo.InvariantCulture,
+            $"{Change(shift)} [{Signed(m.ShiftCiLowPercent ?? 0)}, {Signed(m.ShiftCiHighPercent ?? 0)}]") +
+            (m.PValue is { } p ? string.Create(CultureInfo.InvariantCulture, $" p {p:0.####}") : " (undecided)"),
+        _ => "–",
     };
 
     private static string Signed(double percent) => (percent >= 0 ? "+" : "−") + Math.Abs(percent).ToString("0.0", CultureInfo.InvariantCulture);
