@@ -6,7 +6,9 @@ namespace IpcBench.Daemon.Reports;
 /// REPORT_FORMAT_CSV: one row per cell and repetition, then one aggregated row per cell (repetition "median", with
 /// min and max beside), so a spreadsheet can plot either without parsing the JSON. The noise columns come last, so the
 /// earlier ones keep their positions: a round's (or, on the median row, the cell's) retries on max_noise_percent, the
-/// noise of each retried attempt ("31.2;28.4"), and whether the round's last attempt was still too noisy. With a baseline,
+/// noise of each retried attempt ("31.2;28.4"), and whether the round's last attempt was still too noisy. After them, on
+/// the median row only: how well the msg/s median is known (MedianPrecision) and, in an adaptive suite, why the cell took
+/// no more rounds. With a baseline,
 /// the comparison is a document of its own (<see cref="RenderComparison"/>): a CSV file holds one table.
 /// </summary>
 public static class CsvReport
@@ -17,6 +19,7 @@ public static class CsvReport
         "repetition", "scenario_id", "error", "messages_per_second", "messages_per_second_min", "messages_per_second_max", "bytes_per_second",
         "daemon_cpu_percent", "agents_cpu_percent", "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_p9999_ns",
         "latency_max_ns", "spread_percent", "spread_exceeded", "noise_retries", "noise_retried_percent", "failed_noisy",
+        "median_precision_percent", "repetition_stop",
     ];
 
     private static readonly string[] ComparisonHeader =
@@ -38,14 +41,16 @@ public static class CsvReport
             var l = r.Latency;
             var round = NoiseMark.Of([.. noisy.Where(a => a.Round == r.Round)]);
             yield return [.. key, r.Round, r.ScenarioId, r.Error, r.MessagesPerSecond, string.Empty, string.Empty, r.BytesPerSecond,
-                r.DaemonCpuPercent, r.AgentsCpuPercent, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, string.Empty, string.Empty, .. NoiseFields(round)];
+                r.DaemonCpuPercent, r.AgentsCpuPercent, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, string.Empty, string.Empty, .. NoiseFields(round),
+                string.Empty, string.Empty];
         }
 
         var s = cell.Summary;
         yield return [.. key, "median", string.Empty, s.Failed > 0 ? $"{s.Failed} failed" : string.Empty, s.MessagesPerSecond.Median,
             s.MessagesPerSecond.Min, s.MessagesPerSecond.Max, s.BytesPerSecond.Median, s.DaemonCpuPercent.Median, s.AgentsCpuPercent.Median,
             s.LatencyP50.Median, s.LatencyP90.Median, s.LatencyP99.Median, s.LatencyP999.Median, s.LatencyP9999.Median, s.LatencyMax.Median,
-            s.SpreadPercent, Bool(s.SpreadExceeded), .. NoiseFields(cell.Noise)];
+            s.SpreadPercent, Bool(s.SpreadExceeded), .. NoiseFields(cell.Noise), Optional(s.MedianPrecisionPercent),
+            cell.Stop == StopReason.None ? string.Empty : Snake(cell.Stop)];
     }
 
     private static CsvField[] NoiseFields(NoiseMark noise) =>
