@@ -37,6 +37,13 @@ public sealed class CliTests
     [InlineData("run --topology ring", "--topology: 'ring' is not one of all-to-all, paired")]
     [InlineData("run --access half", "--access: 'half' is not one of full, header-only")]
     [InlineData("run --publisher-cpus 0-x", "--publisher-cpus: '0-x' is not a CPU number or range")]
+    [InlineData("run --repetitions sometimes", "--repetitions: 'sometimes' is not a whole number from 1 to 100, or auto")]
+    [InlineData("run --repetitions auto", "--repetitions auto needs --precision, the target in percent")]
+    [InlineData("run --precision 2", "--precision: only with --repetitions auto")]
+    [InlineData("run --repetitions 3 --precision 2", "--precision: only with --repetitions auto")]
+    [InlineData("run --repetitions auto --precision 0", "--precision: '0' is not a number above 0 and at most 100 (percent)")]
+    [InlineData("run --repetitions auto --precision 2 --max-repetitions 4", "--max-repetitions: '4' is not a whole number from 5 to 100")]
+    [InlineData("run --max-repetitions 10", "--max-repetitions: only with --repetitions auto")]
     public void BadValues_AreErrors_NamingTheOptionAndWhatItTakes(string commandLine, string expected)
     {
         var parsed = DaemonCommandLine.Parse(commandLine.Split(' '));
@@ -50,6 +57,8 @@ public sealed class CliTests
     [InlineData("serve --listen 127.0.0.1:50051")]
     [InlineData("--listen 127.0.0.1:50051")]
     [InlineData("run --help")]
+    [InlineData("run --repetitions auto --precision 2")]
+    [InlineData("run --preset reference-1 --repetitions AUTO --precision 0.5 --max-repetitions 100")]
     public void ValidCommandLines_HaveNoErrors(string commandLine) =>
         Assert.Empty(DaemonCommandLine.Parse(commandLine.Split(' ')).Errors);
 

@@ -33,10 +33,12 @@ public sealed class ModalityReportTests
     {
         var lines = MarkdownReport.Render(Placements).Split('\n').Select(l => l.TrimEnd('\r')).ToList();
 
-        var shm = Assert.Single(lines, l => l.StartsWith("| shm-ring 8 B 1:1 full |", StringComparison.Ordinal));
+        // The "Every cell" table's rows (the precision table below it names the cells too).
+        var cellsTable = lines.SkipWhile(l => !l.StartsWith("## Every cell", StringComparison.Ordinal)).TakeWhile(l => !l.StartsWith("## Precision", StringComparison.Ordinal)).ToList();
+        var shm = Assert.Single(cellsTable, l => l.StartsWith("| shm-ring 8 B 1:1 full |", StringComparison.Ordinal));
         Assert.Contains(" " + MarkdownReport.ModalityMark + " |", shm, StringComparison.Ordinal);
         Assert.EndsWith($"| {MarkdownReport.Escape(Cells[0].Text)} |", shm, StringComparison.Ordinal);
-        var uds = Assert.Single(lines, l => l.StartsWith("| uds 8 B 1:1 full |", StringComparison.Ordinal));
+        var uds = Assert.Single(cellsTable, l => l.StartsWith("| uds 8 B 1:1 full |", StringComparison.Ordinal));
         Assert.DoesNotContain(MarkdownReport.ModalityMark, uds, StringComparison.Ordinal);
         Assert.EndsWith("| unimodal |", uds, StringComparison.Ordinal);
         // The grid's row of 8 B marks shm-ring and channels, not uds.

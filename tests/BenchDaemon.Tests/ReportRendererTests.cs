@@ -80,6 +80,65 @@ public sealed class ReportRendererTests
     }
 
     [Fact]
+    public void AdaptiveSuite_ShowsEachCellsPrecisionAndStop_InEveryFormat_AndReportJsonReadsThemBack()
+    {
+        var matrix = ReportSamples.Matrix("adaptive", repetitions: 6);
+        StopReason[] stops = [StopReason.TargetReached, StopReason.MaxRepetitions, StopReason.SuiteStopped];
+        var report = matrix with
+        {
+            Repetitions = 0,
+            Adaptive = new AdaptiveRepetitions(2, 5, 6),
+            Cells = [.. matrix.Cells.Select((c, i) => c with { Stop = stops[i % 3] })],
+        };
+        var first = report.Cells[0];
+        var precision = first.Summary.MedianPrecisionPercent;
+        Assert.NotNull(precision);
+        string shown = $"±{ReportFormatting.Number(precision.Value)} %";
+
+        var markdown = MarkdownReport.Render(report);
+        Assert.Contains("adaptive repetitions in interleaved rounds (5–6 per cell, until the median msg/s is known within ±2 %)", markdown, StringComparison.Ordinal);
+        Assert.Contains("| Cell | Rounds | msg/s median | ± (95 % CI) | Stopped |", markdown, StringComparison.Ordinal);
+        Assert.Contains($"| {first.Key.Label} | 6 | {ReportFormatting.Count(first.Summary.MessagesPerSecond.Median)} | {shown} | target reached |", markdown, StringComparison.Ordinal);
+        Assert.Contains($"| {report.Cells[1].Key.Label} | 6 |", markdown, StringComparison.Ordinal);
+        Assert.Contains("| max repetitions |", markdown, StringComparison.Ordinal);
+        Assert.Contains("| suite stopped |", markdown, StringComparison.Ordinal);
+        var html = HtmlReport.Render(report);
+        Assert.Contains("id=\"precision-table\"", html, StringComparison.Ordinal);
+        Assert.Contains($"<td>{System.Text.Encodings.Web.HtmlEncoder.Default.Encode(shown)}</td><td>target reached</td>", html, StringComparison.Ordinal);
+        var csv = CsvTable.Parse(CsvReport.Render(report));
+        var medians = csv.Rows.Where(r => csv.Get(r, "repetition") == "median").ToList();
+        Assert.Equal(["target_reached", "max_repetitions", "suite_stopped"], medians.Take(3).Select(r => csv.Get(r, "repetition_stop")));
+        Assert.Equal(precision.Value, double.Parse(csv.Get(medians[0], "median_precision_percent"), System.Globalization.CultureInfo.InvariantCulture), 9);
+        Assert.All(csv.Rows.Where(r => csv.Get(r, "repetition") != "median"), r => Assert.Equal("", csv.Get(r, "repetition_stop")));
+
+        var json = JsonReport.Render(report);
+        using (var document = JsonDocument.Parse(json))
+        {
+            var cell = document.RootElement.GetProperty("cells")[0];
+            Assert.Equal("target_reached", cell.GetProperty("stop").GetString());
+            Assert.Equal(precision.Value, cell.GetProperty("summary").GetProperty("figures").GetProperty("median_precision_percent").GetDouble(), 9);
+            Assert.Equal(2, document.RootElement.GetProperty("suite").GetProperty("adaptive").GetProperty("target_precision_percent").GetDouble());
+        }
+
+        var read = ReportFile.Read(json);
+        Assert.Equal(report.Adaptive, read.Adaptive);
+        Assert.Equal(report.Cells.Select(c => c.Stop), read.Cells.Select(c => c.Stop));
+    }
+
+    [Fact]
+    public void FixedRepetitions_ShowPrecisionWithoutAStopColumn_AndOneRepetitionShowsNone()
+    {
+        var three = ReportSamples.Matrix("fixed", repetitions: 3);
+        var markdown = MarkdownReport.Render(three);
+
+        Assert.Contains("3 repetition(s) in interleaved rounds", markdown, StringComparison.Ordinal);
+        Assert.Contains("| Cell | Rounds | msg/s median | ± (95 % CI) |\n", markdown.ReplaceLineEndings("\n"), StringComparison.Ordinal);
+        Assert.DoesNotContain("Stopped", markdown, StringComparison.Ordinal);
+        Assert.DoesNotContain("Precision of the medians", MarkdownReport.Render(ReportSamples.Matrix("single", repetitions: 1)), StringComparison.Ordinal);
+        Assert.DoesNotContain("precision-table", HtmlReport.Render(ReportSamples.Matrix("single", repetitions: 1)), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Csv_HasARowPerRepetition_AndOnePerCell_WithTextQuoted()
     {
         var report = ReportSamples.Matrix("csv");

@@ -89,6 +89,37 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         Assert.Contains($"--baseline {bad}: not an IpcBench report.json", badLog.Describe(), StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// `--repetitions auto --precision P`: rounds until the median is known within ±P %, or the bound. The loosest
+    /// target keeps it short (a busy machine may still need the bound); the rounds it took, the precision and why it
+    /// stopped must agree across the table, the results and report.json.
+    /// </summary>
+    [Fact]
+    public async Task Run_RepetitionsAuto_StopsAtThePrecisionOrTheBound_AndReportsWhereAndWhy()
+    {
+        var results = Path.Combine(_directory, "auto");
+        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120),
+            "run", "--transports", "channels", "--payloads", "64", "--duration", "200ms", "--warmup", "0s", "--repetitions", "auto", "--precision", "100",
+            "--max-repetitions", "6", "--out", results,
+            $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
+        output.WriteLine(log.Describe());
+
+        Assert.True(exitCode == 0, $"exit code {exitCode}\n{log.Describe()}");
+        Assert.Contains("Running at most 6 scenarios", log.Text, StringComparison.Ordinal);
+        Assert.Contains("adaptive repetitions in interleaved rounds (5–6 per cell, until the median msg/s is known within ±100 %)", stdout, StringComparison.Ordinal);
+        var row = new Regex(@"^\| channels 64 B 1:1 full[^|]* \| (?<rounds>\d+) \| [^|]+ \| ±(?<precision>[0-9.]+) % \| (?<stop>target reached|max repetitions) \|$",
+            RegexOptions.Multiline).Match(stdout);
+        Assert.True(row.Success, stdout);
+        int rounds = int.Parse(row.Groups["rounds"].Value, System.Globalization.CultureInfo.InvariantCulture);
+        bool reached = row.Groups["stop"].Value == "target reached";
+        Assert.InRange(rounds, 5, 6);
+        Assert.True(reached ? double.Parse(row.Groups["precision"].Value, System.Globalization.CultureInfo.InvariantCulture) <= 100 : rounds == 6, row.Value);
+        var export = JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json")));
+        Assert.Equal(rounds, export.Scenarios.Count);
+        using var report = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(results, "report.json")));
+        Assert.Equal(reached ? "target_reached" : "max_repetitions", report.RootElement.GetProperty("cells")[0].GetProperty("stop").GetString());
+    }
+
     [Fact]
     public async Task Run_UdsAndChannels_PrintsATableRowForEach_AndWritesResultsJsonCsvAndHdrLog()
     {

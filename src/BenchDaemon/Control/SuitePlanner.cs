@@ -40,10 +40,11 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
             throw Invalid("spec", "is required");
         }
 
-        int repetitions = spec.Repetitions == 0 ? 1 : spec.Repetitions;
-        if (repetitions < 1 || repetitions > RoundPlanner.MaxRepetitions)
+        var adaptive = Adaptive(spec);
+        int repetitions = adaptive is not null ? 0 : spec.Repetitions == 0 ? 1 : spec.Repetitions;
+        if (adaptive is null && (repetitions < 1 || repetitions > RoundPlanner.MaxRepetitions))
         {
-            throw Invalid("spec.repetitions", $"must be 1..{RoundPlanner.MaxRepetitions} (0 means 1); got {spec.Repetitions}");
+            throw Invalid("spec.repetitions", $"must be 1..{RoundPlanner.MaxRepetitions} (0 means 1, or adaptive with target_precision_percent); got {spec.Repetitions}");
         }
 
         if (spec.Name.Length > MaxNameLength)
@@ -57,14 +58,50 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
             cells = [.. cells.Where(keepCell)];
         }
 
-        if (cells.Count * repetitions > MaxScenarios)
+        // An adaptive suite is judged by its bound: what it may run.
+        int rounds = adaptive?.MaxRepetitions ?? repetitions;
+        if (cells.Count * rounds > MaxScenarios)
         {
-            throw Invalid("spec", $"{cells.Count} cells x {repetitions} repetitions = {cells.Count * repetitions} scenarios; at most {MaxScenarios} per suite");
+            string what = adaptive is null ? "repetitions" : "max_repetitions";
+            throw Invalid("spec", $"{cells.Count} cells x {rounds} {what} = {cells.Count * rounds} scenarios; at most {MaxScenarios} per suite");
         }
 
         var name = spec.Name.Length > 0 ? spec.Name : string.IsNullOrEmpty(spec.Preset) ? "suite" : spec.Preset;
         var resolved = cells.Select(cell => Resolve(WithPlacement(cell, spec), name)).ToList();
-        return new SuitePlan(name, spec.Preset, repetitions, resolved);
+        return new SuitePlan(name, spec.Preset, repetitions, resolved) { Adaptive = adaptive };
+    }
+
+    /// <summary>
+    /// Adaptive repetitions, or null for fixed ones: repetitions 0 with target_precision_percent. Without the target, 0
+    /// stays 1 as it always was, and max_repetitions has nothing to bound.
+    /// </summary>
+    private static AdaptiveTarget? Adaptive(SuiteSpec spec)
+    {
+        if (!spec.HasTargetPrecisionPercent)
+        {
+            return spec.MaxRepetitions == 0 ? null
+                : throw Invalid("spec.max_repetitions", $"bounds adaptive repetitions only: give target_precision_percent (with repetitions 0) too, or leave it 0; got {spec.MaxRepetitions}");
+        }
+
+        double target = spec.TargetPrecisionPercent;
+        if (spec.Repetitions != 0)
+        {
+            throw Invalid("spec.target_precision_percent", $"asks for adaptive repetitions, so repetitions must be 0; got repetitions {spec.Repetitions}");
+        }
+
+        if (!(target > 0 && target <= 100))
+        {
+            throw Invalid("spec.target_precision_percent", $"must be > 0 and <= 100 (the 95 % confidence interval's half-width around a cell's median msg/s, in percent of it); got {target}");
+        }
+
+        int max = spec.MaxRepetitions == 0 ? RoundPlanner.DefaultMaxAdaptiveRepetitions : spec.MaxRepetitions;
+        if (max < RoundPlanner.MinAdaptiveRepetitions || max > RoundPlanner.MaxRepetitions)
+        {
+            throw Invalid("spec.max_repetitions",
+                $"must be {RoundPlanner.MinAdaptiveRepetitions}..{RoundPlanner.MaxRepetitions} (0 means {RoundPlanner.DefaultMaxAdaptiveRepetitions}); got {spec.MaxRepetitions}");
+        }
+
+        return new AdaptiveTarget(target, max);
     }
 
     private List<ScenarioSpec> Preset(SuiteSpec spec)
@@ -77,7 +114,7 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
             : spec.RatePerPublisher != 0 ? "rate_per_publisher" : null;
         if (matrixField is not null)
         {
-            throw Invalid($"spec.{matrixField}", $"must be empty with a preset (the preset '{preset.Id}' fixes the matrix); only duration, warmup, repetitions, name and the placement fields may be given");
+            throw Invalid($"spec.{matrixField}", $"must be empty with a preset (the preset '{preset.Id}' fixes the matrix); only duration, warmup, repetitions (or target_precision_percent and max_repetitions), name and the placement fields may be given");
         }
 
         // duration and warmup may shorten a preset (a quick check of the whole path); the published figures were measured over the preset's own.

@@ -42,6 +42,7 @@ public static class SuiteProtos
                 Spec = ScenarioProtos.ToProto(record.Spec),
                 NoiseRetries = record.Retries,
                 FailedNoisy = record.NoisyAttempts.Any(a => !a.Retried),
+                RepetitionStop = (RepetitionStop)record.Stop,
             };
             cell.ScenarioIds.AddRange(record.ScenarioIds);
             cell.NoisyAttempts.AddRange(record.NoisyAttempts.Select(a => new SuiteNoisyAttempt
@@ -64,7 +65,18 @@ public static class SuiteProtos
         return proto;
     }
 
-    public static SuiteCellStats ToProto(CellSummary s) => new()
+    public static SuiteCellStats ToProto(CellSummary s)
+    {
+        var stats = Stats(s);
+        if (s.MedianPrecisionPercent is { } precision)
+        {
+            stats.MedianPrecisionPercent = precision;
+        }
+
+        return stats;
+    }
+
+    private static SuiteCellStats Stats(CellSummary s) => new()
     {
         Repetitions = s.Repetitions,
         MessagesPerSecond = Value(s.MessagesPerSecond),
@@ -97,6 +109,11 @@ public static class SuiteProtos
     public static SuiteSpec SpecOf(SuiteSnapshot suite)
     {
         var spec = new SuiteSpec { Name = suite.Name, Repetitions = suite.Repetitions, Preset = suite.Preset };
+        if (suite.Adaptive is { } adaptive)
+        {
+            spec.TargetPrecisionPercent = adaptive.PrecisionPercent;
+            spec.MaxRepetitions = adaptive.MaxRepetitions;
+        }
         var first = suite.Cells.Count > 0 ? suite.Cells[0].Spec : null;
         if (first is not null)
         {

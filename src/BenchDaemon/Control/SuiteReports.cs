@@ -38,12 +38,21 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             var presetCell = preset is null ? null : PresetCellOf(preset, KeyOf(cell.Spec));
             cells.Add(new ReportCell(presetCell?.Key ?? KeyOf(cell.Spec), cell.Spec.Duration ?? TimeSpan.Zero, cell.Spec.Warmup ?? TimeSpan.Zero,
                 repetitions, presetCell?.Published ?? [],
-                [.. cell.NoisyAttempts.Select(a => new NoisyAttempt(a.Round, a.ScenarioId, a.NoisePercent, a.Retried))]));
+                [.. cell.NoisyAttempts.Select(a => new NoisyAttempt(a.Round, a.ScenarioId, a.NoisePercent, a.Retried))], StopOf(cell.Stop)));
         }
 
+        var adaptive = suite.Adaptive is { } a ? new AdaptiveRepetitions(a.PrecisionPercent, RoundPlanner.MinAdaptiveRepetitions, a.MaxRepetitions) : null;
         return new SuiteReport(suite.Id, suite.Name, suite.State.ToString().ToUpperInvariant(), Utc(suite.CreatedAt), suite.EndedAt is { } end ? Utc(end) : null,
-            suite.Repetitions, Environment(environment), cells, preset?.Id, preset?.Title, preset?.Reproduces);
+            suite.Repetitions, Environment(environment), cells, preset?.Id, preset?.Title, preset?.Reproduces, adaptive);
     }
+
+    private static StopReason StopOf(CellStop stop) => stop switch
+    {
+        CellStop.TargetReached => StopReason.TargetReached,
+        CellStop.MaxRepetitions => StopReason.MaxRepetitions,
+        CellStop.SuiteStopped => StopReason.SuiteStopped,
+        _ => StopReason.None,
+    };
 
     /// <summary>
     /// The preset's cell a suite cell ran, by key rather than position (`run` leaves out the cells of transports the

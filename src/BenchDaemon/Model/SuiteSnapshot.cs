@@ -11,6 +11,21 @@ public enum SuiteRunState
     Failed = 5,
 }
 
+/// <summary>Why a cell of an adaptive suite took no more rounds; the numbers are control.proto's RepetitionStop.</summary>
+public enum CellStop
+{
+    /// <summary>Fixed repetitions, or the cell still takes rounds.</summary>
+    Unspecified = 0,
+    TargetReached = 1,
+    MaxRepetitions = 2,
+
+    /// <summary>The suite ended first (StopSuite, or it failed).</summary>
+    SuiteStopped = 3,
+}
+
+/// <summary>Adaptive repetitions: rounds until a cell's median msg/s is known within ±<paramref name="PrecisionPercent"/>, or <paramref name="MaxRepetitions"/>.</summary>
+public sealed record AdaptiveTarget(double PrecisionPercent, int MaxRepetitions);
+
 /// <summary>
 /// One cell of a suite as it runs: the spec every repetition runs, and its scenarios in round order (a round's last
 /// attempt: a noise retry takes the place of the attempt it retried).
@@ -19,6 +34,9 @@ public sealed record SuiteCellRecord(RunSpec Spec, IReadOnlyList<string> Scenari
 {
     /// <summary>Attempts that FAILED on max_noise_percent, in run order; empty in suites stored before retries existed.</summary>
     public IReadOnlyList<NoisyAttemptRecord> NoisyAttempts { get; init; } = [];
+
+    /// <summary>Adaptive suites: why the cell took no more rounds. Unspecified in suites stored before adaptive repetitions existed.</summary>
+    public CellStop Stop { get; init; }
 
     /// <summary>Noise retries taken over all rounds.</summary>
     public int Retries => NoisyAttempts.Count(a => a.Retried);
@@ -34,6 +52,7 @@ public sealed record NoisyAttemptRecord(int Round, string ScenarioId, double Noi
 /// id), so a suite holds no figures of its own and a stored suite stays as small as its ids.
 /// </summary>
 /// <param name="Preset">The preset id it expanded, or empty for a matrix.</param>
+/// <param name="Repetitions">Fixed rounds; 0 in an adaptive suite (see <see cref="Adaptive"/>).</param>
 /// <param name="RunningCell">0-based index of the cell running now; null when none runs.</param>
 public sealed record SuiteSnapshot(
     string Id,
@@ -51,8 +70,16 @@ public sealed record SuiteSnapshot(
     int? RunningCell,
     string? RunningScenarioId)
 {
-    /// <summary>Every round of every cell, plus each noise retry taken: done reaches total when a suite completes.</summary>
-    public int ScenariosTotal => Cells.Count * Repetitions + Cells.Sum(c => c.Retries);
+    /// <summary>Adaptive repetitions' target and bound; null for fixed repetitions and in suites stored before they existed.</summary>
+    public AdaptiveTarget? Adaptive { get; init; }
+
+    /// <summary>
+    /// Every round of every cell, plus each noise retry taken: done reaches total when a suite completes. An adaptive cell
+    /// counts at its bound until it reaches its target, then at the rounds it took: an upper bound that only falls.
+    /// </summary>
+    public int ScenariosTotal => Cells.Sum(c => Adaptive is { } adaptive
+        ? c.Stop == CellStop.TargetReached ? c.ScenarioIds.Count : adaptive.MaxRepetitions
+        : Repetitions) + Cells.Sum(c => c.Retries);
 
     public bool IsFinished => State is SuiteRunState.Completed or SuiteRunState.Stopped or SuiteRunState.Failed;
 }

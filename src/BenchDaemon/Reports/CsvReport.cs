@@ -10,7 +10,9 @@ namespace IpcBench.Daemon.Reports;
 /// too noisy. Then the modality columns (<see cref="Modality"/>): on a repetition's row its placement class and the
 /// msg/s mode it fell in (1 the slowest), on the median row the number of msg/s modes (0: too few repetitions to tell)
 /// with the text the tables show, and the same for latency p50 (empty without latency samples). Then the validity
-/// issues (kinds joined by ';', and their details; on the median row the cell's kinds and which rounds). With a baseline,
+/// issues (kinds joined by ';', and their details; on the median row the cell's kinds and which rounds). Then, on the
+/// median row only: how well the msg/s median is known (MedianPrecision) and, in an adaptive suite, why the cell took
+/// no more rounds. With a baseline,
 /// the comparison is a document of its own (<see cref="RenderComparison"/>): a CSV file holds one table.
 /// </summary>
 public static class CsvReport
@@ -22,6 +24,7 @@ public static class CsvReport
         "daemon_cpu_percent", "agents_cpu_percent", "latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_p9999_ns",
         "latency_max_ns", "spread_percent", "spread_exceeded", "noise_retries", "noise_retried_percent", "failed_noisy",
         "placement", "messages_per_second_mode", "messages_per_second_modes", "messages_per_second_modality", "latency_p50_modes", "latency_p50_modality", "validity", "validity_detail",
+        "median_precision_percent", "repetition_stop",
     ];
 
     private static readonly string[] ComparisonHeader =
@@ -51,7 +54,8 @@ public static class CsvReport
             yield return [.. key, r.Round, r.ScenarioId, r.Error, r.MessagesPerSecond, string.Empty, string.Empty, r.BytesPerSecond,
                 r.DaemonCpuPercent, r.AgentsCpuPercent, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, string.Empty, string.Empty, .. NoiseFields(round),
                 modality.Placements[i], mode, string.Empty, string.Empty, string.Empty, string.Empty,
-                string.Join(';', (r.Validity ?? []).Select(v => v.Kind)), string.Join("; ", (r.Validity ?? []).Select(v => v.Detail))];
+                string.Join(';', (r.Validity ?? []).Select(v => v.Kind)), string.Join("; ", (r.Validity ?? []).Select(v => v.Detail)),
+                string.Empty, string.Empty];
         }
 
         var s = cell.Summary;
@@ -60,7 +64,8 @@ public static class CsvReport
             s.LatencyP50.Median, s.LatencyP90.Median, s.LatencyP99.Median, s.LatencyP999.Median, s.LatencyP9999.Median, s.LatencyMax.Median,
             s.SpreadPercent, Bool(s.SpreadExceeded), .. NoiseFields(cell.Noise), string.Empty, string.Empty, modality.MessagesPerSecond.ModeCount,
             modality.MessagesPerSecond.Text, modality.LatencyP50 is { } p50 ? p50.ModeCount : string.Empty, modality.LatencyP50?.Text,
-            string.Join(';', cell.Validity.Kinds), cell.Validity.Text];
+            string.Join(';', cell.Validity.Kinds), cell.Validity.Text,
+            Optional(s.MedianPrecisionPercent), cell.Stop == StopReason.None ? string.Empty : Snake(cell.Stop)];
     }
 
     private static CsvField[] NoiseFields(NoiseMark noise) =>

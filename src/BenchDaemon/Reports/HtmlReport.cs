@@ -26,7 +26,7 @@ public static class HtmlReport
         html.Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n");
         html.Append($"<title>IpcBench — {E(title)}</title>\n<style>\n{Asset("report.css")}\n</style>\n</head>\n<body>\n");
         html.Append($"<header>\n<h1>{E(title)}</h1>\n<p class=\"meta\">Suite <code>{E(report.SuiteId)}</code>, {E(report.State)}, " +
-            $"{report.Repetitions} repetition(s) in interleaved rounds, created {E(report.CreatedAt.ToString("u"))}");
+            $"{E(report.RepetitionsText)}, created {E(report.CreatedAt.ToString("u"))}");
         if (report.PresetId is not null)
         {
             html.Append($", preset <code>{E(report.PresetId)}</code>: {E(report.PresetTitle ?? string.Empty)}</p>\n<p class=\"meta\">{E(report.PresetReproduces ?? string.Empty)}");
@@ -47,6 +47,7 @@ public static class HtmlReport
         }
 
         AppendCells(html, doc.Cells, doc.Placement?.Description ?? string.Empty);
+        AppendPrecision(html, report);
         // JsonSerializer's default encoder escapes <, > and & as \u003C etc., so no string can close this element.
         html.Append("<script type=\"application/json\" id=\"report-data\">")
             .Append(JsonSerializer.Serialize(doc, ReportDocument.JsonOptions))
@@ -160,6 +161,26 @@ public static class HtmlReport
 
         var items = invalid.SelectMany(r => r.Validity!.Select(v => $"<li>round {r.Round}: {E(v.Text)}</li>"));
         return $"<td class=\"invalid\">{E(cell.Validity.Text)}<ul>{string.Concat(items)}</ul></td>";
+    }
+
+    private static void AppendPrecision(StringBuilder html, SuiteReport report)
+    {
+        var rows = PrecisionRow.All(report);
+        if (rows.Count == 0)
+        {
+            return;
+        }
+
+        bool adaptive = report.Adaptive is not null;
+        html.Append("<section id=\"precision-table\"><h2>Precision of the medians</h2>\n<table><thead><tr><th>Cell</th><th>Rounds</th><th>msg/s median</th>" +
+            $"<th>± (95 % CI)</th>{(adaptive ? "<th>Stopped</th>" : string.Empty)}</tr></thead><tbody>\n");
+        foreach (var r in rows)
+        {
+            html.Append($"<tr><td>{E(r.CellLabel)}</td><td>{r.Rounds}{(r.Failed > 0 ? $" ({r.Failed} failed)" : string.Empty)}</td><td>{Count(r.Median)}</td>" +
+                $"<td>{E(r.PrecisionText)}</td>{(adaptive ? $"<td>{E(r.StopText)}</td>" : string.Empty)}</tr>\n");
+        }
+
+        html.Append($"</tbody></table>\n<p class=\"note\">{E(PrecisionRow.Note(report))}</p></section>\n");
     }
 
     private static string E(string value) => HtmlEncoder.Default.Encode(value);

@@ -20,7 +20,7 @@ public static class MarkdownReport
         var text = new StringBuilder();
         text.AppendLine($"# {Escape(report.Name.Length > 0 ? report.Name : report.SuiteId)}");
         text.AppendLine();
-        text.AppendLine($"Suite `{Escape(report.SuiteId)}`, {report.State}, {report.Repetitions} repetition(s) in interleaved rounds" +
+        text.AppendLine($"Suite `{Escape(report.SuiteId)}`, {report.State}, {report.RepetitionsText}" +
             (report.PresetId is null ? "." : $", preset `{Escape(report.PresetId)}`: {Escape(report.PresetReproduces ?? string.Empty)}"));
         text.AppendLine();
         AppendEnvironment(text, report.Environment);
@@ -38,6 +38,7 @@ public static class MarkdownReport
 
         AppendCells(text, report.Cells, modality);
         AppendModality(text, [.. modality.Values], CellModality.DescribePlacements(report, strata));
+        AppendPrecision(text, report);
         var published = PublishedRow.All(report);
         if (published.Count > 0)
         {
@@ -156,6 +157,31 @@ public static class MarkdownReport
             "repetitions are needed to tell" + (cells.All(c => c.MessagesPerSecond.Kind == ModalityKind.TooFew) ? ", and no cell here had them." : ".") +
             (multimodal ? " \"By placement\": each mode ran in a placement class of its own, so the modes are where the vCPUs sat, not the transport; " +
                 Escape(placements) + "." : string.Empty));
+        text.AppendLine();
+    }
+
+    /// <summary>How well each median is known; in an adaptive suite also where each cell stopped and why.</summary>
+    private static void AppendPrecision(StringBuilder text, SuiteReport report)
+    {
+        var rows = PrecisionRow.All(report);
+        if (rows.Count == 0)
+        {
+            return;
+        }
+
+        bool adaptive = report.Adaptive is not null;
+        text.AppendLine("## Precision of the medians");
+        text.AppendLine();
+        text.AppendLine("| Cell | Rounds | msg/s median | ± (95 % CI) |" + (adaptive ? " Stopped |" : string.Empty));
+        text.AppendLine("|---|---|---|---|" + (adaptive ? "---|" : string.Empty));
+        foreach (var r in rows)
+        {
+            string rounds = r.Failed == 0 ? $"{r.Rounds}" : $"{r.Rounds} ({r.Failed} failed)";
+            text.AppendLine($"| {Escape(r.CellLabel)} | {rounds} | {Count(r.Median)} | {r.PrecisionText} |" + (adaptive ? $" {r.StopText} |" : string.Empty));
+        }
+
+        text.AppendLine();
+        text.AppendLine(PrecisionRow.Note(report));
         text.AppendLine();
     }
 

@@ -45,6 +45,12 @@ public sealed record CellSummary(
 
     public bool SpreadExceeded => Repetitions > 1 && SpreadPercent > RepetitionStats.SpreadThresholdPercent;
 
+    /// <summary>
+    /// How well the msg/s median is known (<see cref="MedianPrecision"/>): the 95 % interval's half-width in percent of
+    /// it; null with fewer than 2 successful repetitions.
+    /// </summary>
+    public double? MedianPrecisionPercent { get; init; }
+
     /// <summary>CPU nanoseconds per delivered message of a role (CPU % of one core over msg/s), at the medians.</summary>
     public double CpuNanosecondsPerMessage(double cpuPercent) =>
         MessagesPerSecond.Median <= 0 ? 0 : cpuPercent / 100 / MessagesPerSecond.Median * 1e9;
@@ -72,6 +78,9 @@ public static class RepetitionStats
             Of(r => r.Latency.P99),
             Of(r => r.Latency.P999),
             Of(r => r.Latency.P9999),
-            Of(r => r.Latency.Max));
+            Of(r => r.Latency.Max))
+        {
+            MedianPrecisionPercent = MedianPrecision.HalfWidthPercent([.. ok.Select(r => r.MessagesPerSecond)]),
+        };
     }
 }

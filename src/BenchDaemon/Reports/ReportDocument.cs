@@ -22,9 +22,9 @@ public sealed record ReportDocument(SuiteInfo Suite, ReportEnvironment Environme
     {
         var strata = CellModality.StrataOf(report);
         var cells = report.Cells.Select(c => new CellDocument(c.Key.Label, c.Key.Shape, c.Key, c.Duration.TotalSeconds, c.Warmup.TotalSeconds,
-            SummaryDocument.Of(c.Summary), c.Repetitions, c.Noise, c.NoisyAttempts ?? [], CellModality.Of(c, strata), c.Validity)).ToList();
+            SummaryDocument.Of(c.Summary), c.Repetitions, c.Noise, c.NoisyAttempts ?? [], CellModality.Of(c, strata), c.Validity, c.Stop)).ToList();
         var suite = new SuiteInfo(report.SuiteId, report.Name, report.State, report.CreatedAt, report.EndedAt, report.Repetitions,
-            report.PresetId, report.PresetTitle, report.PresetReproduces);
+            report.PresetId, report.PresetTitle, report.PresetReproduces, report.Adaptive);
         return new ReportDocument(suite, report.Environment, cells, PublishedRow.All(report), comparison)
         {
             Placement = new PlacementDocument(strata.BoundaryNanoseconds, CellModality.DescribePlacements(report, strata)),
@@ -37,15 +37,18 @@ public sealed record ReportDocument(SuiteInfo Suite, ReportEnvironment Environme
     public string ToJson(bool indented = true) => JsonSerializer.Serialize(this, new JsonSerializerOptions(JsonOptions) { WriteIndented = indented });
 }
 
+/// <param name="Adaptive">The adaptive rule; null with fixed repetitions (and in reports written before it existed).</param>
 public sealed record SuiteInfo(string Id, string Name, string State, DateTimeOffset CreatedAt, DateTimeOffset? EndedAt, int Repetitions,
-    string? PresetId, string? PresetTitle, string? PresetReproduces);
+    string? PresetId, string? PresetTitle, string? PresetReproduces, AdaptiveRepetitions? Adaptive = null);
 
 /// <param name="Noise">Noise retries and the marker the tables show (empty text when quiet).</param>
 /// <param name="NoisyAttempts">Every attempt max_noise_percent failed, retried ones included (their ids are not among the repetitions).</param>
 /// <param name="Modality">Whether the repetitions form several groups, and each repetition's placement class.</param>
 /// <param name="Validity">Which succeeded repetitions carry validity issues (each repetition lists its own).</param>
+/// <param name="Stop">Adaptive suites: why the cell took no more rounds (its precision is the summary's median_precision_percent).</param>
 public sealed record CellDocument(string Label, string Shape, CellKey Key, double DurationSeconds, double WarmupSeconds, SummaryDocument Summary,
-    IReadOnlyList<RepetitionResult> Repetitions, NoiseMark Noise, IReadOnlyList<NoisyAttempt> NoisyAttempts, CellModality Modality, ValidityMark Validity);
+    IReadOnlyList<RepetitionResult> Repetitions, NoiseMark Noise, IReadOnlyList<NoisyAttempt> NoisyAttempts, CellModality Modality, ValidityMark Validity,
+    StopReason Stop = StopReason.None);
 
 /// <summary>The near–far boundary over the suite's probes (null: one class, or no probes) and the rule in words.</summary>
 public sealed record PlacementDocument(double? BoundaryNanoseconds, string Description);

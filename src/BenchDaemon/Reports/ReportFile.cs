@@ -18,10 +18,10 @@ public static class ReportFile
         }
 
         var read = cells.Select((c, i) => c.Key is { } key && c.Repetitions is { } repetitions
-            ? new ReportCell(key, TimeSpan.FromSeconds(c.DurationSeconds), TimeSpan.FromSeconds(c.WarmupSeconds), repetitions, [])
+            ? new ReportCell(key, TimeSpan.FromSeconds(c.DurationSeconds), TimeSpan.FromSeconds(c.WarmupSeconds), repetitions, [], Stop: c.Stop)
             : throw new InvalidDataException($"cell {i} of the report has no \"key\" or no \"repetitions\"")).ToList();
         return new SuiteReport(suite.Id, suite.Name, suite.State, suite.CreatedAt, suite.EndedAt, suite.Repetitions, environment, read,
-            suite.PresetId, suite.PresetTitle, suite.PresetReproduces);
+            suite.PresetId, suite.PresetTitle, suite.PresetReproduces, suite.Adaptive);
     }
 
     /// <summary>
@@ -95,5 +95,6 @@ public static class ReportFile
 
     private sealed record FileDocument(SuiteInfo? Suite, ReportEnvironment? Environment, IReadOnlyList<FileCell>? Cells);
 
-    private sealed record FileCell(CellKey? Key, double DurationSeconds, double WarmupSeconds, IReadOnlyList<RepetitionResult>? Repetitions);
+    private sealed record FileCell(CellKey? Key, double DurationSeconds, double WarmupSeconds, IReadOnlyList<RepetitionResult>? Repetitions,
+        StopReason Stop = StopReason.None);
 }

@@ -66,7 +66,27 @@ public sealed record SuiteReport(
     IReadOnlyList<ReportCell> Cells,
     string? PresetId = null,
     string? PresetTitle = null,
-    string? PresetReproduces = null);
+    string? PresetReproduces = null,
+    AdaptiveRepetitions? Adaptive = null)
+{
+    /// <summary>How the suite repeated its cells, as the report headers say it.</summary>
+    public string RepetitionsText => Adaptive is { } a
+        ? $"adaptive repetitions in interleaved rounds ({a.MinRepetitions}–{a.MaxRepetitions} per cell, until the median msg/s is known within ±{ReportFormatting.Number(a.TargetPrecisionPercent)} %)"
+        : $"{Repetitions} repetition(s) in interleaved rounds";
+}
+
+/// <summary>An adaptive suite's rule: each cell took rounds until its median's precision reached the target, or the maximum.</summary>
+public sealed record AdaptiveRepetitions(double TargetPrecisionPercent, int MinRepetitions, int MaxRepetitions);
+
+/// <summary>Why a cell of an adaptive suite took no more rounds (the engine's CellStop in the report's terms).</summary>
+public enum StopReason
+{
+    /// <summary>Fixed repetitions, or the cell was still taking rounds.</summary>
+    None,
+    TargetReached,
+    MaxRepetitions,
+    SuiteStopped,
+}
 
 /// <summary>The machine and build the suite ran on, shown on top of every report.</summary>
 public sealed record ReportEnvironment(
@@ -88,10 +108,10 @@ public sealed record ReportEnvironment(
 
 /// <summary>
 /// A cell and its repetitions in round order (each round's last attempt); for presets, the published figures it
-/// reproduces; the attempts max_noise_percent failed, retried or not.
+/// reproduces; the attempts max_noise_percent failed, retried or not; in an adaptive suite, why it took no more rounds.
 /// </summary>
 public sealed record ReportCell(CellKey Key, TimeSpan Duration, TimeSpan Warmup, IReadOnlyList<RepetitionResult> Repetitions, IReadOnlyList<PublishedFigure> Published,
-    IReadOnlyList<NoisyAttempt>? NoisyAttempts = null)
+    IReadOnlyList<NoisyAttempt>? NoisyAttempts = null, StopReason Stop = StopReason.None)
 {
     public CellSummary Summary => RepetitionStats.Summarize(Repetitions);
 

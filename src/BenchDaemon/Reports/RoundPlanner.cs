@@ -12,6 +12,16 @@ public static class RoundPlanner
 {
     public const int MaxRepetitions = 100;
 
+    /// <summary>
+    /// The rounds an adaptive cell takes before its precision may stop it. A median's interval from 2–4 values rests on
+    /// a couple of order statistics and comes out narrow by luck often enough to stop a cell on it; and CompareSuites
+    /// needs <see cref="ShiftTest.MinimumRepetitions"/> (4) a side for any verdict, so an adaptive suite stays comparable.
+    /// </summary>
+    public const int MinAdaptiveRepetitions = 5;
+
+    /// <summary>An adaptive cell's bound when max_repetitions is 0: enough to halve a typical ±5 % at 5 rounds, about a 4x longer suite at worst.</summary>
+    public const int DefaultMaxAdaptiveRepetitions = 20;
+
     public static IReadOnlyList<PlannedRun> Plan(int cells, int repetitions)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(cells, 1);

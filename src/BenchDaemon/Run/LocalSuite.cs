@@ -45,7 +45,7 @@ internal static class LocalSuite
                     var scenario = catalog.Get(id);
                     results.Add(ScenarioProtos.ToProto(scenario));
                     // Its final state on the progress line too (COMPLETED, FAILED ...), as before the next one starts.
-                    progress.Update(results.Count, results[^1]);
+                    progress.Update(results.Count, snapshot.ScenariosTotal, results[^1]);
                     records.Add(catalog.Record(scenario));
                 }
 
@@ -55,7 +55,7 @@ internal static class LocalSuite
 
             if (suite.Running is { } running)
             {
-                progress.Update(results.Count + 1, ScenarioProtos.ToProto(running.Snapshot()));
+                progress.Update(results.Count + 1, snapshot.ScenariosTotal, ScenarioProtos.ToProto(running.Snapshot()));
             }
 
             if (suite.Completion.IsCompleted && Finished(suite.Snapshot()).All(recorded.Contains))
@@ -83,9 +83,12 @@ internal static class LocalSuite
     /// <summary>--baseline, read before anything runs: a wrong path fails in a second rather than after the matrix.</summary>
     public static SuiteReport? ReadBaseline(string? path) => path is null ? null : ReportFile.Load("--baseline", path);
 
-    /// <summary>Finished scenarios in the order they ran (round by round, a round's noise-retried attempts first), the running one left out.</summary>
+    /// <summary>
+    /// Finished scenarios in the order they ran (round by round, a round's noise-retried attempts first), the running one
+    /// left out. The rounds are those taken so far, so an adaptive suite's cells that stopped early simply have no more.
+    /// </summary>
     private static IEnumerable<string> Finished(SuiteSnapshot suite) =>
-        RoundPlanner.Plan(Math.Max(1, suite.Cells.Count), suite.Repetitions)
+        RoundPlanner.Plan(Math.Max(1, suite.Cells.Count), Math.Max(1, suite.Cells.Select(c => c.ScenarioIds.Count).DefaultIfEmpty(0).Max()))
             .Where(step => step.Cell < suite.Cells.Count && suite.Cells[step.Cell].ScenarioIds.Count >= step.Round)
             .SelectMany(step => suite.Cells[step.Cell].NoisyAttempts.Where(a => a.Round == step.Round && a.Retried).Select(a => a.ScenarioId)
                 .Append(suite.Cells[step.Cell].ScenarioIds[step.Round - 1]))

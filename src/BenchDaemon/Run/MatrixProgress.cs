@@ -12,7 +12,8 @@ namespace IpcBench.Daemon.Run;
 public interface IMatrixProgress
 {
     /// <param name="number">1-based position of <paramref name="scenario"/> in the matrix.</param>
-    void Update(int number, Scenario scenario);
+    /// <param name="total">The suite's scenarios_total now: it grows by a noise retry, and an adaptive suite's falls as cells reach their target.</param>
+    void Update(int number, int total, Scenario scenario);
 }
 
 /// <summary>`run`'s progress: a live display on a terminal (<see cref="ProgressDisplay"/>), plain lines otherwise.</summary>
@@ -27,7 +28,7 @@ public static class MatrixProgress
         {
             try
             {
-                return await work(new PlainProgress(total)).ConfigureAwait(false);
+                return await work(new PlainProgress()).ConfigureAwait(false);
             }
             finally
             {
@@ -57,9 +58,9 @@ public static class MatrixProgress
     }
 
     /// <summary>One line, rewritten in place with \r: a file or CI log still reads it line by line where it ends.</summary>
-    private sealed class PlainProgress(int total) : IMatrixProgress
+    private sealed class PlainProgress : IMatrixProgress
     {
-        public void Update(int number, Scenario scenario) => Console.Error.Write($"\r{Describe(number, total, scenario),-100}");
+        public void Update(int number, int total, Scenario scenario) => Console.Error.Write($"\r{Describe(number, total, scenario),-100}");
     }
 
     /// <summary>
@@ -69,6 +70,7 @@ public static class MatrixProgress
     /// </summary>
     private sealed class LiveProgress(int total, TimeSpan perScenario) : IMatrixProgress
     {
+        private int _total = total;
         private const int BarWidth = 24;
         private readonly Stopwatch _matrix = Stopwatch.StartNew();
         private readonly Stopwatch _current = new();
@@ -78,8 +80,9 @@ public static class MatrixProgress
 
         public LiveDisplayContext? Context { get; set; }
 
-        public void Update(int number, Scenario scenario)
+        public void Update(int number, int total, Scenario scenario)
         {
+            _total = total;
             if (number != _number)
             {
                 _number = number;
@@ -94,16 +97,16 @@ public static class MatrixProgress
             double seconds = perScenario.TotalSeconds;
             double current = ScenarioProtos.FromProto(scenario.State).IsFinished() ? seconds : Math.Min(_current.Elapsed.TotalSeconds, seconds);
             _done = (number - 1) * seconds + current;
-            _scenario = Describe(number, total, scenario);
+            _scenario = Describe(number, _total, scenario);
             Context?.UpdateTarget(Render());
         }
 
         public IRenderable Render()
         {
-            double all = Math.Max(total * perScenario.TotalSeconds, 1e-9);
+            double all = Math.Max(_total * perScenario.TotalSeconds, 1e-9);
             double share = Math.Clamp(_done / all, 0, 1);
             int filled = (int)Math.Round(share * BarWidth);
-            var line = string.Create(CultureInfo.InvariantCulture, $"{share * 100,3:0}% of {total} scenarios, ETA {Eta(all)}");
+            var line = string.Create(CultureInfo.InvariantCulture, $"{share * 100,3:0}% of {_total} scenarios, ETA {Eta(all)}");
             return new Rows(
                 new Text(_scenario),
                 new Markup($"[green]{new string('━', filled)}[/][grey]{new string('━', BarWidth - filled)}[/] {Markup.Escape(line)}"));

@@ -110,9 +110,13 @@ public static class RunCommand
 
         Directory.CreateDirectory(settings.OutputDirectory);
         var first = plan.Cells[0];
-        int total = plan.Cells.Count * plan.Repetitions;
-        Console.Error.WriteLine($"Running {total} scenarios of {first.Duration!.Value.TotalSeconds:0.###} s (+{first.Warmup.TotalSeconds:0.###} s warmup)" +
-            (plan.Repetitions > 1 ? $" in {plan.Repetitions} interleaved rounds" : string.Empty) + $"; results in {settings.OutputDirectory}");
+        int total = plan.MaxScenarios;
+        string rounds = plan.Adaptive is { } adaptive
+            ? $" in interleaved rounds until each cell's median msg/s is within ±{adaptive.PrecisionPercent:0.###} % " +
+              $"({Reports.RoundPlanner.MinAdaptiveRepetitions}-{adaptive.MaxRepetitions} rounds)"
+            : plan.Repetitions > 1 ? $" in {plan.Repetitions} interleaved rounds" : string.Empty;
+        Console.Error.WriteLine($"Running {(plan.Adaptive is null ? string.Empty : "at most ")}{total} scenarios of {first.Duration!.Value.TotalSeconds:0.###} s " +
+            $"(+{first.Warmup.TotalSeconds:0.###} s warmup){rounds}; results in {settings.OutputDirectory}");
 
         var results = new List<Scenario>();
         var suite = await MatrixProgress.RunAsync(
@@ -127,7 +131,7 @@ public static class RunCommand
 
         Console.Out.Write(ResultTables.Render(results));
         var (report, comparison) = await LocalSuite.ReportAsync(services, suite, settings.OutputDirectory, settings.Baseline).ConfigureAwait(false);
-        if (plan.Preset.Length > 0 || plan.Repetitions > 1)
+        if (plan.Preset.Length > 0 || plan.Repetitions > 1 || plan.Adaptive is not null)
         {
             // Medians with min–max per cell, and for a preset the published-vs-measured table.
             Console.Out.WriteLine();
@@ -155,6 +159,7 @@ public static class RunCommand
             {
                 Preset = preset,
                 Repetitions = settings.Repetitions,
+                MaxRepetitions = settings.TargetPrecisionPercent is null ? 0 : settings.MaxRepetitions,
                 // The report's title: which command made it.
                 Name = $"run --preset {preset}",
                 PublisherCpus = settings.Placement.PublisherCpus,
@@ -164,6 +169,11 @@ public static class RunCommand
             };
             spec.Duration = settings.DurationGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Duration) : null;
             spec.Warmup = settings.WarmupGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup) : null;
+            if (settings.TargetPrecisionPercent is { } presetTarget)
+            {
+                spec.TargetPrecisionPercent = presetTarget;
+            }
+
             // As run's own matrix skips a transport this machine lacks, a preset runs its other cells (StartSuite refuses instead).
             var presetTransports = Reports.ReferencePresets.Find(preset)?.Cells.Select(c => c.Key.Transport).Distinct().ToList() ?? [];
             var available = SelectTransports(registry, presetTransports, launcher).Select(t => t.Id).ToHashSet(StringComparer.Ordinal);
@@ -177,7 +187,10 @@ public static class RunCommand
             from access in settings.Access
             from payload in settings.Payloads
             select validator.Resolve(BuildSpec(settings, transport, access, payload))).ToList();
-        return new SuitePlan("run", string.Empty, settings.Repetitions, cells);
+        return new SuitePlan("run", string.Empty, settings.Repetitions, cells)
+        {
+            Adaptive = settings.TargetPrecisionPercent is { } target ? new AdaptiveTarget(target, settings.MaxRepetitions) : null,
+        };
     }
 
     private static Dictionary<string, string> ProcessEnvironment() =>

@@ -79,8 +79,31 @@ internal sealed class RunOptions
         Description = "A preset reproducing docs/published-figures.md §N (reference-1 .. reference-5): its matrix, and a published-vs-measured table; --duration/--warmup shorten it only when given",
     };
 
-    public Option<int> Repetitions { get; } = Whole("--repetitions", "Rounds: every scenario runs once per round, never twice in a row (1-100)", 1,
-        min: 1, max: Reports.RoundPlanner.MaxRepetitions);
+    public Option<string> Repetitions { get; } = Checked(new Option<string>("--repetitions")
+    {
+        Description = $"Rounds: every scenario runs once per round, never twice in a row (1-{Reports.RoundPlanner.MaxRepetitions}); "
+            + "auto: rounds until each cell's median msg/s is within --precision",
+        DefaultValueFactory = _ => "1",
+    }, value => ParseRepetitions(value));
+
+    public Option<double?> Precision { get; } = new("--precision")
+    {
+        Description = "With --repetitions auto: the target, in percent of a cell's median msg/s, for half its 95 % confidence interval (0-100]",
+        CustomParser = result =>
+        {
+            var text = result.Tokens.Count > 0 ? result.Tokens[^1].Value : string.Empty;
+            if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) && value > 0 && value <= 100)
+            {
+                return value;
+            }
+
+            result.AddError($"--precision: '{text}' is not a number above 0 and at most 100 (percent)");
+            return null;
+        },
+    };
+
+    public Option<int> MaxRepetitions { get; } = Whole("--max-repetitions", "With --repetitions auto: the most rounds a cell takes",
+        Reports.RoundPlanner.DefaultMaxAdaptiveRepetitions, min: Reports.RoundPlanner.MinAdaptiveRepetitions, max: Reports.RoundPlanner.MaxRepetitions);
 
     public Option<string?> Output { get; } = new("--out")
     {
@@ -93,8 +116,33 @@ internal sealed class RunOptions
     public IEnumerable<Option> All =>
     [
         Transports, Payloads, Publishers, Subscribers, Duration, Warmup, Access, Topology, Mode, Wait, Rate, SampleEvery,
-        PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Output, Baseline,
+        PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Precision, MaxRepetitions, Output, Baseline,
     ];
+
+    /// <summary>
+    /// The adaptive options go together: auto needs its target, and a target or a bound without auto would be ignored,
+    /// which a user would not notice. Checked as --repetitions' validator (it always has a value, given or the default)
+    /// rather than the command's, which would hide the options' own errors until it passes.
+    /// </summary>
+    public RunOptions() => Repetitions.Validators.Add(CheckCombination);
+
+    private void CheckCombination(OptionResult result)
+    {
+        bool auto = IsAuto(result.GetValueOrDefault<string>());
+        bool precision = result.GetResult(Precision) is { Implicit: false };
+        if (auto && !precision)
+        {
+            result.AddError("--repetitions auto needs --precision, the target in percent, e.g. --precision 2");
+        }
+        else if (!auto && precision)
+        {
+            result.AddError("--precision: only with --repetitions auto (it is the target adaptive repetitions stop at)");
+        }
+        else if (!auto && result.GetResult(MaxRepetitions) is { Implicit: false })
+        {
+            result.AddError("--max-repetitions: only with --repetitions auto (it bounds adaptive repetitions)");
+        }
+    }
 
     /// <summary>The parsed options; only --baseline (a file to read) can still fail, with an ArgumentException naming it.</summary>
     public RunSettings Read(ParseResult result) =>
@@ -120,7 +168,9 @@ internal sealed class RunOptions
             Path.GetFullPath(result.GetValue(Output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture))))
         {
             Preset = result.GetValue(Preset),
-            Repetitions = result.GetValue(Repetitions),
+            Repetitions = ParseRepetitions(result.GetValue(Repetitions)!),
+            TargetPrecisionPercent = IsAuto(result.GetValue(Repetitions)) ? result.GetValue(Precision) : null,
+            MaxRepetitions = result.GetValue(MaxRepetitions),
             // A preset keeps its own duration and warmup unless they are given.
             DurationGiven = result.GetResult(Duration) is { Implicit: false },
             WarmupGiven = result.GetResult(Warmup) is { Implicit: false },
@@ -142,6 +192,15 @@ internal sealed class RunOptions
             ? TimeSpan.FromSeconds(parsed * scale)
             : throw new ArgumentException($"{option}: '{value}' is not a duration like 10s, 500ms, 2m or 1h");
     }
+
+    /// <summary>A number of rounds, or 0 for auto (adaptive: SuiteSpec's repetitions 0 with a target).</summary>
+    private static int ParseRepetitions(string value) =>
+        IsAuto(value) ? 0
+        : int.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out var parsed) && parsed >= 1 && parsed <= Reports.RoundPlanner.MaxRepetitions
+            ? parsed
+            : throw new ArgumentException($"--repetitions: '{value}' is not a whole number from 1 to {Reports.RoundPlanner.MaxRepetitions}, or auto");
+
+    private static bool IsAuto(string? value) => string.Equals(value, "auto", StringComparison.OrdinalIgnoreCase);
 
     /// <summary>Runs <paramref name="parse"/> on the option's value while parsing; its ArgumentException becomes the parse error.</summary>
     private static Option<T> Checked<T>(Option<T> option, Action<T> parse)
@@ -271,7 +330,14 @@ internal sealed record RunSettings(
 {
     public string? Preset { get; init; }
 
+    /// <summary>Fixed rounds; 0 for --repetitions auto.</summary>
     public int Repetitions { get; init; } = 1;
+
+    /// <summary>--precision with --repetitions auto; null for fixed repetitions.</summary>
+    public double? TargetPrecisionPercent { get; init; }
+
+    /// <summary>--max-repetitions: adaptive repetitions' bound.</summary>
+    public int MaxRepetitions { get; init; } = Reports.RoundPlanner.DefaultMaxAdaptiveRepetitions;
 
     public bool DurationGiven { get; init; }
 

@@ -6,13 +6,22 @@ namespace IpcBench.Daemon.Scenarios;
 
 /// <summary>What a suite runs: its cells (validated specs) and how many interleaved rounds.</summary>
 /// <param name="Preset">The preset id it expanded, or empty for a matrix.</param>
-public sealed record SuitePlan(string Name, string Preset, int Repetitions, IReadOnlyList<ResolvedSpec> Cells);
+/// <param name="Repetitions">Fixed rounds; 0 with <see cref="Adaptive"/>.</param>
+public sealed record SuitePlan(string Name, string Preset, int Repetitions, IReadOnlyList<ResolvedSpec> Cells)
+{
+    /// <summary>Adaptive repetitions (<see cref="AdaptiveRounds"/>); null for fixed ones.</summary>
+    public AdaptiveTarget? Adaptive { get; init; }
+
+    /// <summary>The most scenarios it runs, noise retries aside: every cell's fixed rounds or adaptive bound.</summary>
+    public int MaxScenarios => Cells.Count * (Adaptive?.MaxRepetitions ?? Repetitions);
+}
 
 /// <summary>
 /// One suite: waits for its admission slot, then runs its cells one scenario at a time in RoundPlanner's order (round 1
 /// runs every cell once, then round 2, ...), so a drift of the machine spreads over all cells instead of one cell's
-/// repetitions. Its scenarios are ordinary scenarios carrying its id. A scenario that FAILED on max_noise_percent is
-/// run again at once, at most <see cref="MaxNoiseRetries"/> times per round.
+/// repetitions. With adaptive repetitions, the rounds go on for the cells <see cref="AdaptiveRounds"/> has not stopped.
+/// Its scenarios are ordinary scenarios carrying its id. A scenario that FAILED on max_noise_percent is run again at
+/// once, at most <see cref="MaxNoiseRetries"/> times per round.
 /// </summary>
 public sealed class SuiteRun
 {
@@ -27,6 +36,8 @@ public sealed class SuiteRun
     private readonly List<string>[] _scenarioIds;
     private readonly List<NoisyAttemptRecord>[] _noisyAttempts;
     private readonly RunSpec[] _cellSpecs;
+    private readonly List<double>[] _succeededRates;
+    private readonly AdaptiveRounds? _adaptive;
     private TaskCompletionSource _changed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private SuiteRunState _state = SuiteRunState.Pending;
     private string _error = string.Empty;
@@ -48,6 +59,8 @@ public sealed class SuiteRun
         _scenarioIds = [.. plan.Cells.Select(_ => new List<string>())];
         _noisyAttempts = [.. plan.Cells.Select(_ => new List<NoisyAttemptRecord>())];
         _cellSpecs = [.. plan.Cells.Select(c => c.ToRunSpec())];
+        _succeededRates = [.. plan.Cells.Select(_ => new List<double>())];
+        _adaptive = plan.Adaptive is { } target ? new AdaptiveRounds(plan.Cells.Count, target) : null;
     }
 
     public string Id { get; }
@@ -104,14 +117,21 @@ public sealed class SuiteRun
                 _state = SuiteRunState.Running;
                 _startedAt = DateTime.UtcNow;
             });
-            foreach (var step in RoundPlanner.Plan(Plan.Cells.Count, Plan.Repetitions))
+            if (_adaptive is null)
             {
-                if (_stopRequested.Task.IsCompleted)
+                foreach (var step in RoundPlanner.Plan(Plan.Cells.Count, Plan.Repetitions))
                 {
-                    break;
-                }
+                    if (_stopRequested.Task.IsCompleted)
+                    {
+                        break;
+                    }
 
-                await RunRoundAsync(scenarios, step, cellDone).ConfigureAwait(false);
+                    await RunRoundAsync(scenarios, step, cellDone).ConfigureAwait(false);
+                }
+            }
+            else
+            {
+                await RunAdaptiveAsync(scenarios, _adaptive, cellDone).ConfigureAwait(false);
             }
 
             outcome = (_stopRequested.Task.IsCompleted ? SuiteRunState.Stopped : SuiteRunState.Completed, string.Empty);
@@ -138,9 +158,48 @@ public sealed class SuiteRun
     {
         lock (_gate)
         {
-            var cells = _cellSpecs.Select((spec, i) => new SuiteCellRecord(spec, [.. _scenarioIds[i]]) { NoisyAttempts = [.. _noisyAttempts[i]] }).ToList();
+            var cells = _cellSpecs.Select((spec, i) => new SuiteCellRecord(spec, [.. _scenarioIds[i]])
+            {
+                NoisyAttempts = [.. _noisyAttempts[i]],
+                Stop = _adaptive?.Stop(i) ?? CellStop.Unspecified,
+            }).ToList();
             return new SuiteSnapshot(Id, Plan.Name, Plan.Preset, Plan.Repetitions, _state, _error, CreatedAt, _startedAt, _endedAt, cells, _done,
-                _current?.Round, _current?.Cell, _running?.Id);
+                _current?.Round, _current?.Cell, _running?.Id) { Adaptive = Plan.Adaptive };
+        }
+    }
+
+    /// <summary>Rounds of the cells not yet stopped, each round's cells in cell order, deciding after every round which stop.</summary>
+    private async Task RunAdaptiveAsync(ScenarioManager scenarios, AdaptiveRounds rounds, Action cellDone)
+    {
+        IReadOnlyList<int> cells;
+        lock (_gate)
+        {
+            cells = rounds.NextRound();
+        }
+
+        while (cells.Count > 0)
+        {
+            foreach (var cell in cells)
+            {
+                if (_stopRequested.Task.IsCompleted)
+                {
+                    return;
+                }
+
+                await RunRoundAsync(scenarios, new PlannedRun(rounds.Round, cell), cellDone).ConfigureAwait(false);
+            }
+
+            // A stop during the round's last scenario leaves that round short: no cell is judged on it.
+            if (_stopRequested.Task.IsCompleted)
+            {
+                return;
+            }
+
+            Update(() =>
+            {
+                rounds.EndRound(cell => _succeededRates[cell]);
+                cells = rounds.NextRound();
+            });
         }
     }
 
@@ -177,6 +236,8 @@ public sealed class SuiteRun
             }
 
             cellDone();
+            // What the report counts as a success (SuiteReports): COMPLETED with its stats. Read before taking our lock: the run has its own.
+            double? rate = run.Snapshot() is { State: RunState.Completed, Stats: { } stats } ? stats.MessagesPerSecond : null;
             bool retry = false;
             Update(() =>
             {
@@ -187,6 +248,11 @@ public sealed class SuiteRun
                 {
                     retry = attempt < MaxNoiseRetries && !_stopRequested.Task.IsCompleted;
                     _noisyAttempts[step.Cell].Add(new NoisyAttemptRecord(step.Round, run.Id, noise, retry));
+                }
+
+                if (!retry && rate is { } succeeded)
+                {
+                    _succeededRates[step.Cell].Add(succeeded);
                 }
             });
             if (!retry)
@@ -214,6 +280,7 @@ public sealed class SuiteRun
 
     private void Finish(SuiteRunState state, string error) => Update(() =>
     {
+        _adaptive?.EndSuite();
         _state = state;
         _error = error;
         _endedAt = DateTime.UtcNow;
