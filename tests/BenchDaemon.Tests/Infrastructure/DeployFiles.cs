@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using IpcBench.Daemon.Core;
 using YamlDotNet.RepresentationModel;
 
@@ -37,4 +38,18 @@ internal static class DeployFiles
 
     /// <summary>The port of a host:port address (IpcBench:ControlAddress, IpcBench:MetricsAddress).</summary>
     public static int PortOf(string address) => int.Parse(address[(address.LastIndexOf(':') + 1)..], System.Globalization.CultureInfo.InvariantCulture);
+
+    /// <summary>systemd-analyze where Debian puts it, or null on a machine without systemd.</summary>
+    public static string? SystemdAnalyze => new[] { "/usr/bin/systemd-analyze", "/bin/systemd-analyze" }.FirstOrDefault(File.Exists);
+
+    /// <summary>Runs a tool to its end; its exit code, standard output and standard error.</summary>
+    public static async Task<(int ExitCode, string Stdout, string Stderr)> RunAsync(string executable, params string[] arguments)
+    {
+        var start = new ProcessStartInfo(executable, arguments) { RedirectStandardError = true, RedirectStandardOutput = true };
+        using var process = Process.Start(start)!;
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        await process.WaitForExitAsync();
+        return (process.ExitCode, await stdout, await stderr);
+    }
 }
