@@ -42,14 +42,24 @@ internal static class DeployFiles
     /// <summary>systemd-analyze where Debian puts it, or null on a machine without systemd.</summary>
     public static string? SystemdAnalyze => new[] { "/usr/bin/systemd-analyze", "/bin/systemd-analyze" }.FirstOrDefault(File.Exists);
 
-    /// <summary>Runs a tool to its end; its exit code, standard output and standard error.</summary>
+    /// <summary>Runs a tool to its end (killed after 30 s); its exit code, standard output and standard error.</summary>
     public static async Task<(int ExitCode, string Stdout, string Stderr)> RunAsync(string executable, params string[] arguments)
     {
         var start = new ProcessStartInfo(executable, arguments) { RedirectStandardError = true, RedirectStandardOutput = true };
         using var process = Process.Start(start)!;
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
-        await process.WaitForExitAsync();
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+        try
+        {
+            await process.WaitForExitAsync(timeout.Token);
+        }
+        catch (OperationCanceledException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException($"{executable} {string.Join(' ', arguments)} did not end within 30 s");
+        }
+
         return (process.ExitCode, await stdout, await stderr);
     }
 }
