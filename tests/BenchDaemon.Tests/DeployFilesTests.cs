@@ -178,7 +178,8 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
 
         foreach (var service in services.Children.Keys.Select(k => k.ToString()))
         {
-            foreach (var (host, container) in Volumes(services, service))
+            // Bind mounts only: named volumes (a name, not a path) are DeployFilesComposeTests'.
+            foreach (var (host, container) in Volumes(services, service).Where(v => v.Host.StartsWith('.') || v.Host.StartsWith('/')))
             {
                 var path = Path.Combine(RepoLayout.Root, host);
                 Assert.True(File.Exists(path) || Directory.Exists(path), $"{service} mounts {host}, which does not exist");
