@@ -37,8 +37,13 @@ COPY --from=build /app ./
 ENV IpcBench__ControlAddress=0.0.0.0:50051 \
     IpcBench__MetricsAddress=0.0.0.0:9464 \
     IpcBench__RuntimeDirectory=/tmp/ipcbench \
+    IpcBench__DatabasePath=/var/lib/ipcbench/scenarios.db \
     DOTNET_CLI_TELEMETRY_OPTOUT=1
 EXPOSE 50051 9464
+# The scenario database's directory, the app user's and private to it. docker-compose.yml mounts a named volume here:
+# Docker gives a new volume the owner and mode of the image's directory, and a directory missing from the image would
+# be root's, which the app user cannot write.
+RUN mkdir -p /var/lib/ipcbench && chown "$APP_UID" /var/lib/ipcbench && chmod 700 /var/lib/ipcbench
 # The image's unprivileged user (APP_UID, 1654); shared memory and sockets live in /dev/shm and /tmp.
 USER $APP_UID
 ENTRYPOINT ["/app/BenchDaemon"]

@@ -21,7 +21,7 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
     /// <summary>Grafana unit ids the dashboards may use (Grafana's valueFormats registry).</summary>
     private static readonly HashSet<string> GrafanaUnits = ["mps", "Bps", "s", "percent", "bytes", "cps", "short", "none", "ops"];
 
-    private static string Repo(params string[] parts) => Path.Combine([RepoLayout.Root, .. parts]);
+    private static string Repo(params string[] parts) => DeployFiles.Repo(parts);
 
     [PrometheusFact]
     public async Task PrometheusConfig_PassesPromtoolCheckConfig()
@@ -137,21 +137,21 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
     [Fact]
     public void GrafanaProvisioning_NamesTheComposePrometheus_AndTheMountedDashboards()
     {
-        var datasources = LoadYaml("deploy", "grafana", "provisioning", "datasources", "prometheus.yaml");
+        var datasources = DeployFiles.LoadYaml("deploy", "grafana", "provisioning", "datasources", "prometheus.yaml");
         var datasource = (YamlMappingNode)((YamlSequenceNode)datasources["datasources"]).Children.Single();
         Assert.Equal(DatasourceUid, datasource["uid"].ToString());
         Assert.Equal("prometheus", datasource["type"].ToString());
         var url = new Uri(datasource["url"].ToString());
-        var compose = LoadYaml("docker-compose.yml");
+        var compose = DeployFiles.LoadYaml("docker-compose.yml");
         var services = (YamlMappingNode)compose["services"];
         Assert.True(services.Children.ContainsKey(new YamlScalarNode(url.Host)), $"datasource host {url.Host} is not a compose service");
         Assert.Contains($"{url.Port}:{url.Port}", Ports(services, url.Host));
         // $__rate_interval is computed from this: it must be Prometheus' scrape interval.
-        var prometheus = LoadYaml("deploy", "prometheus", "prometheus.yml");
+        var prometheus = DeployFiles.LoadYaml("deploy", "prometheus", "prometheus.yml");
         Assert.Equal(((YamlMappingNode)prometheus["global"])["scrape_interval"].ToString(),
             ((YamlMappingNode)datasource["jsonData"])["timeInterval"].ToString());
 
-        var providers = LoadYaml("deploy", "grafana", "provisioning", "dashboards", "ipcbench.yaml");
+        var providers = DeployFiles.LoadYaml("deploy", "grafana", "provisioning", "dashboards", "ipcbench.yaml");
         var provider = (YamlMappingNode)((YamlSequenceNode)providers["providers"]).Children.Single();
         Assert.Equal("file", provider["type"].ToString());
         var dashboardsPath = ((YamlMappingNode)provider["options"])["path"].ToString();
@@ -166,7 +166,7 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
     [Fact]
     public void DockerCompose_BuildsAndMountsExistingFiles_AndPublishesTheDaemonsConfiguredPorts()
     {
-        var compose = LoadYaml("docker-compose.yml");
+        var compose = DeployFiles.LoadYaml("docker-compose.yml");
         var services = (YamlMappingNode)compose["services"];
         Assert.Equal(["daemon", "grafana", "prometheus"], services.Children.Keys.Select(k => k.ToString()).Order());
 
@@ -178,7 +178,8 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
 
         foreach (var service in services.Children.Keys.Select(k => k.ToString()))
         {
-            foreach (var (host, container) in Volumes(services, service))
+            // Bind mounts only: named volumes (a name, not a path) are DeployFilesComposeTests'.
+            foreach (var (host, container) in Volumes(services, service).Where(v => v.Host.StartsWith('.') || v.Host.StartsWith('/')))
             {
                 var path = Path.Combine(RepoLayout.Root, host);
                 Assert.True(File.Exists(path) || Directory.Exists(path), $"{service} mounts {host}, which does not exist");
@@ -190,7 +191,7 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
         // the only other variable is the control token's.
         var environment = (YamlMappingNode)daemon["environment"];
         var settings = environment.Children.ToDictionary(e => e.Key.ToString(), e => e.Value.ToString());
-        AssertDaemonOptions(settings.Keys.Where(k => k != ControlPlaneSecurity.TokenVariable), "docker-compose.yml");
+        DeployFiles.AssertDaemonOptions(settings.Keys.Where(k => k != ControlPlaneSecurity.TokenVariable), "docker-compose.yml");
         Assert.Equal("0.0.0.0:50051", settings["IpcBench__ControlAddress"]);
         Assert.Equal("0.0.0.0:9464", settings["IpcBench__MetricsAddress"]);
         Assert.Equal(["50051:50051", "9464:9464"], Ports(services, "daemon").Order());
@@ -199,7 +200,7 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
 
         // Prometheus scrapes the daemon service on its metrics port, with the configuration this repository ships.
         Assert.Contains(("./deploy/prometheus/prometheus.yml", "/etc/prometheus/prometheus.yml"), Volumes(services, "prometheus").Select(m => (m.Host, m.Container)));
-        var prometheus = LoadYaml("deploy", "prometheus", "prometheus.yml");
+        var prometheus = DeployFiles.LoadYaml("deploy", "prometheus", "prometheus.yml");
         var job = ((YamlSequenceNode)prometheus["scrape_configs"]).Children.OfType<YamlMappingNode>().Single(j => j["job_name"].ToString() == PrometheusServer.Job);
         var targets = ((YamlSequenceNode)((YamlMappingNode)((YamlSequenceNode)job["static_configs"]).Children[0])["targets"]).Children.Select(t => t.ToString()).ToList();
         Assert.Equal(["daemon:9464"], targets);
@@ -212,7 +213,7 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
     [Fact]
     public void DockerCompose_WiresTheControlToken_SoTheDaemonAcceptsItsNonLoopbackAddress()
     {
-        var services = (YamlMappingNode)LoadYaml("docker-compose.yml")["services"];
+        var services = (YamlMappingNode)DeployFiles.LoadYaml("docker-compose.yml")["services"];
         var environment = (YamlMappingNode)((YamlMappingNode)services["daemon"])["environment"];
         var settings = environment.Children.ToDictionary(e => e.Key.ToString(), e => e.Value.ToString());
         var options = new DaemonOptions
@@ -269,7 +270,7 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
         }
 
         var environment = EnvAssignment().Matches(joined).ToDictionary(m => m.Groups[1].Value, m => m.Groups[2].Value);
-        AssertDaemonOptions(environment.Keys.Where(k => k.StartsWith("IpcBench__", StringComparison.Ordinal)), "Dockerfile");
+        DeployFiles.AssertDaemonOptions(environment.Keys.Where(k => k.StartsWith("IpcBench__", StringComparison.Ordinal)), "Dockerfile");
         Assert.Equal("0.0.0.0:50051", environment["IpcBench__ControlAddress"]);
         Assert.Equal("0.0.0.0:9464", environment["IpcBench__MetricsAddress"]);
         Assert.Matches(new Regex(@"^EXPOSE 50051 9464$", RegexOptions.Multiline), joined);
@@ -299,12 +300,12 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
         Assert.DoesNotMatch(new Regex(@"^(MemoryDenyWriteExecute|PrivateDevices)=(yes|true)", RegexOptions.Multiline), unit);
         var options = new Regex(@"^Environment=(IpcBench__\w+)=", RegexOptions.Multiline).Matches(unit).Select(m => m.Groups[1].Value).ToList();
         Assert.Contains("IpcBench__MetricsAddress", options);
-        AssertDaemonOptions(options, "ipcbench.service");
+        DeployFiles.AssertDaemonOptions(options, "ipcbench.service");
 
         // The commented-out exposure example must work once uncommented: real options, and every %d/credential loaded.
         var example = new Regex(@"^#Environment=(IpcBench__\w+)=", RegexOptions.Multiline).Matches(unit).Select(m => m.Groups[1].Value).ToList();
         Assert.Contains("IpcBench__ControlTokenFile", example);
-        AssertDaemonOptions(example, "ipcbench.service (commented example)");
+        DeployFiles.AssertDaemonOptions(example, "ipcbench.service (commented example)");
         var loaded = new Regex(@"^#?LoadCredential=([\w-]+):", RegexOptions.Multiline).Matches(unit).Select(m => m.Groups[1].Value).ToHashSet();
         foreach (Match used in new Regex(@"%d/([\w-]+)").Matches(unit))
         {
@@ -345,24 +346,6 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
         var pinned = new Regex(@"^iceoryx2\s*=\s*""=([0-9.]+)""", RegexOptions.Multiline).Match(cargo);
         Assert.True(pinned.Success, "Cargo.toml pins iceoryx2 with =x.y.z");
         Assert.Equal(BuildInfo.PinnedIceoryx2Version, pinned.Groups[1].Value);
-    }
-
-    private static void AssertDaemonOptions(IEnumerable<string> keys, string where)
-    {
-        var options = typeof(DaemonOptions).GetProperties().Select(p => p.Name).ToHashSet();
-        foreach (var key in keys)
-        {
-            Assert.True(key.StartsWith(DaemonOptions.SectionName + "__", StringComparison.Ordinal) && options.Contains(key[(DaemonOptions.SectionName.Length + 2)..]),
-                $"{where}: {key} is not an IpcBench option ({string.Join(", ", options)})");
-        }
-    }
-
-    private static YamlMappingNode LoadYaml(params string[] path)
-    {
-        var yaml = new YamlStream();
-        using var reader = new StreamReader(Repo(path));
-        yaml.Load(reader);
-        return (YamlMappingNode)yaml.Documents[0].RootNode;
     }
 
     private static List<string> Ports(YamlMappingNode services, string service) =>

@@ -12,7 +12,7 @@ namespace IpcBench.Daemon.Cli;
 
 /// <summary>
 /// `BenchDaemon [serve]` runs the daemon; `BenchDaemon run` runs a benchmark matrix once and prints it; `BenchDaemon
-/// compare` compares two runs' report.json offline.
+/// compare` compares two runs' report.json offline; `BenchDaemon health` asks a running daemon whether it serves.
 /// </summary>
 public static class DaemonCommandLine
 {
@@ -60,7 +60,7 @@ public static class DaemonCommandLine
 
         var run = RunCommand.Create(settings);
         var root = new RootCommand("IpcBench daemon: measures inter-process communication transports. "
-            + "Settings (section IpcBench of appsettings.json) also as --IpcBench:Key=value, with any command.") { serve, run, CompareCommand.Create(), listen };
+            + "Settings (section IpcBench of appsettings.json) also as --IpcBench:Key=value, with any command.") { serve, run, CompareCommand.Create(), HealthCommand.Create(), listen };
         root.SetAction((result, token) => ServeAsync(result.GetValue(listen), settings));
         return root;
     }
