@@ -1,13 +1,15 @@
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Reports;
+using IpcBench.Daemon.Run;
 using IpcBench.Daemon.Tests.Infrastructure;
 
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// The lab report of `run --daemons` from sample suites: machines side by side with their ratios to the reference, the
-/// failed machine named with its reason, the comparisons, in Markdown, JSON and HTML alike.
+/// failed machine named with its reason, the comparisons, in Markdown, JSON and HTML alike; and its exit code.
 /// </summary>
 public sealed class LabReportTests
 {
@@ -126,6 +128,23 @@ public sealed class LabReportTests
         Assert.Matches(new Regex(@"^\| iceoryx2 8 B 1:1 full \| [\d.]+ M \| not run \| – \|$", RegexOptions.Multiline), markdown);
         Assert.Contains("## lab-03 against lab-02", markdown, StringComparison.Ordinal);
         Assert.Contains("- lab-01 (10.0.0.5:5051) failed: StartSuite: Unavailable: Connection refused", markdown, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ExitCode_IsPartialWhenSomeMachinesFailed_FailedWhenAllDid_AndInterruptedAboveAll()
+    {
+        var lab = Lab();
+        var allFinished = lab with { Machines = [.. lab.Machines.Take(2)] };
+        var noneFinished = lab with { Machines = [lab.Machines[2]] };
+        var failedScenario = new LabReport("run --daemons", DateTimeOffset.UnixEpoch, [new MachineResult("lab-01", "a:1", ReportSamples.Preset("reference-1"), null)]);
+
+        Assert.Equal(ExitCodes.Partial, LabRun.ExitCode(lab, interrupted: false));
+        Assert.Equal(5, ExitCodes.Partial);
+        Assert.Equal(ExitCodes.Ok, LabRun.ExitCode(allFinished, interrupted: false));
+        Assert.Equal(ExitCodes.Failed, LabRun.ExitCode(noneFinished, interrupted: false));
+        // A FAILED scenario on a finished machine fails the run, as it does locally (the preset sample has one).
+        Assert.Equal(ExitCodes.Failed, LabRun.ExitCode(failedScenario, interrupted: false));
+        Assert.Equal(ExitCodes.Interrupted, LabRun.ExitCode(lab, interrupted: true));
     }
 
     private static MachinePlacement Placement(string publishers, string subscribers) =>

@@ -34,6 +34,8 @@ public static class RunCommand
             command.Options.Add(option);
         }
 
+        command.Validators.Add(result => options.Lab.Validate(result, [options.Baseline, options.SampleEvery]));
+
         command.SetAction((result, token) =>
         {
             RunSettings settings;
@@ -47,7 +49,7 @@ public static class RunCommand
                 return Task.FromResult(ExitCodes.Usage);
             }
 
-            return ExecuteAsync(settings, [.. configurationArguments], token);
+            return settings.Lab is { } lab ? LabRun.ExecuteAsync(settings, lab, token) : ExecuteAsync(settings, [.. configurationArguments], token);
         });
         return command;
     }
