@@ -44,7 +44,7 @@ internal sealed class LabOptions
     /// What no single option can check: one source of daemons, the client options only with one, and `run`'s options
     /// that a suite on a remote daemon cannot honour (<paramref name="localOnly"/>) refused rather than ignored.
     /// </summary>
-    public void Validate(CommandResult result, IEnumerable<Option> localOnly)
+    public void Validate(CommandResult result, IEnumerable<(Option Option, string Instead)> localOnly)
     {
         bool Given(Option option) => result.GetResult(option) is { Implicit: false };
         bool lab = Given(Daemons) || Given(DaemonsFile);
@@ -58,9 +58,9 @@ internal sealed class LabOptions
             result.AddError($"{option.Name}: only with --daemons or --daemons-file");
         }
 
-        foreach (var option in localOnly.Where(o => lab && Given(o)))
+        foreach (var (option, instead) in localOnly.Where(o => lab && Given(o.Option)))
         {
-            result.AddError($"{option.Name}: not with --daemons (a suite on a daemon has no such field); compare machines' report-<name>.json with `compare` instead");
+            result.AddError($"{option.Name}: not with --daemons (a suite on a daemon has no such field); {instead}");
         }
     }
 

@@ -35,7 +35,7 @@ internal static class LabProgress
         }).ConfigureAwait(false);
     }
 
-    /// <summary>"lab-01  [3/6] uds 8 B full 1:1 all-to-all RUNNING 2.0 K msg/s, ETA 0:00:04", "lab-02  COMPLETED 6 of 6", "lab-03  FAILED: ...".</summary>
+    /// <summary>"lab-01  [3/6] uds 8 B full 1:1 RUNNING 2.0 K msg/s, ETA 0:00:04", "lab-02  COMPLETED, 6 of 6 scenarios done", "lab-03  FAILED: ...".</summary>
     public static string Describe(LabMachineRun machine, int width, bool withRate = true)
     {
         var name = machine.Daemon.Name.PadRight(width);
@@ -56,11 +56,12 @@ internal static class LabProgress
         }
 
         var spec = p.RunningSpec;
-        string topology = spec.Topology == Topology.Paired ? "paired" : "all-to-all";
-        string rate = withRate ? $" {ResultTables.Count(p.RunningMessagesPerSecond)} msg/s" : string.Empty;
+        // Short enough for 80 columns with a short name: all-to-all, the default, goes unsaid.
+        string topology = spec.Topology == Topology.Paired ? " paired" : string.Empty;
+        string rate = withRate && p.RunningState == ScenarioState.Running ? $" {ResultTables.Count(p.RunningMessagesPerSecond)} msg/s" : string.Empty;
         string eta = withRate && p.Eta is { } left ? string.Create(CultureInfo.InvariantCulture, $", ETA {left.ToTimeSpan():h\\:mm\\:ss}") : string.Empty;
         return $"{name}  [{p.ScenariosDone + 1}/{p.ScenariosTotal}] {spec.Transport} {ResultTables.Bytes(spec.PayloadBytes)} {RunCommand.AccessName(spec.PayloadAccess)} " +
-               $"{spec.Publishers}:{spec.Subscribers} {topology} {p.RunningState.ToString().ToUpperInvariant()}{rate}{eta}";
+               $"{spec.Publishers}:{spec.Subscribers}{topology} {p.RunningState.ToString().ToUpperInvariant()}{rate}{eta}";
     }
 
     private sealed class PlainLines(int width) : ILabProgress
@@ -97,6 +98,7 @@ internal static class LabProgress
             }
         }
 
-        public IRenderable Render() => new Rows(machines.Select(m => new Text(Describe(m, width))));
+        /// <summary>One terminal line per daemon, cut with an ellipsis rather than wrapped, so the display keeps its height.</summary>
+        public IRenderable Render() => new Rows(machines.Select(m => new Text(Describe(m, width)) { Overflow = Overflow.Ellipsis }));
     }
 }

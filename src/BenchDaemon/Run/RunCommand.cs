@@ -34,7 +34,8 @@ public static class RunCommand
             command.Options.Add(option);
         }
 
-        command.Validators.Add(result => options.Lab.Validate(result, [options.Baseline, options.SampleEvery]));
+        command.Validators.Add(result => options.Lab.Validate(result,
+            [(options.Baseline, "compare a machine's report-NAME.json with `compare` instead"), (options.SampleEvery, "the daemons sample at their default")]));
 
         command.SetAction((result, token) =>
         {
