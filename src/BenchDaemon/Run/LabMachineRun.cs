@@ -78,6 +78,11 @@ internal sealed class LabMachineRun(LabDaemon daemon, GrpcChannel channel) : IDi
         {
             Error = e.Message;
         }
+        catch (Exception e) when (e is InvalidDataException or System.Text.Json.JsonException)
+        {
+            // A daemon of another version whose ExportSuite JSON this build cannot read: that machine fails, not the run.
+            Error = $"its report could not be read: {e.Message}";
+        }
 
         progress.Update(this);
     }
