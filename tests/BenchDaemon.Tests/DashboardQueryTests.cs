@@ -200,6 +200,57 @@ public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper
     }
 
     /// <summary>
+    /// The compare dashboard's Machines row against two real daemons, one Prometheus scraping both, each running the same
+    /// scenario (uds, 1 KB, rate-limited): late in both measured windows every query of the row has a finite series for
+    /// each instance, and its CPU stays in range.
+    /// </summary>
+    [PrometheusFact]
+    public async Task MachinesRowQueries_ShowEveryInstance_ForTheSameTransportAndPayload()
+    {
+        await using var first = await DaemonProcess.StartAsync();
+        await using var second = await DaemonProcess.StartAsync();
+        await using var prometheus = await PrometheusServer.StartAsync(first.MetricsPort, second.MetricsPort);
+        await prometheus.WaitForTargetUpAsync(TimeSpan.FromSeconds(20));
+        string[] instances = [$"127.0.0.1:{first.MetricsPort}", $"127.0.0.1:{second.MetricsPort}"];
+        var queries = Dashboards.Files.SelectMany(Dashboards.Queries).Where(q => q.Where.Contains(" by machine'", StringComparison.Ordinal)).ToList();
+        Assert.True(queries.Count == 4, $"the Machines row has {queries.Count} queries: {string.Join("; ", queries)}");
+
+        var runs = await Task.WhenAll(new[] { first, second }.Select(daemon => daemon.RunScenarioAsync(
+            Specs.Stream("uds", publishers: 1, subscribers: 1, Duration, Warmup, payloadBytes: 1024).With(s => s.RatePerPublisher = 20_000))));
+        Assert.All(runs.Zip([first, second]), pair => new ScenarioExpectations(pair.First, pair.Second).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify());
+        await UntilScrapedAsync(prometheus, $"ipcbench_scenario_end_time_seconds{{scenario=~\"{string.Join('|', runs.Select(r => r.Id))}\"}}",
+            samples => samples.Count == runs.Length, "the end times of both scenarios");
+
+        // Inside both measured windows: the earlier end, a little before it.
+        var during = runs.Min(r => r.StartedAt.ToDateTimeOffset() + Warmup + Duration) - TimeSpan.FromSeconds(0.4);
+        var values = new Dictionary<string, string>
+        {
+            ["instance"] = string.Join('|', instances),
+            ["transport"] = "uds",
+            ["payload"] = "1024",
+            ["__rate_interval"] = RateInterval,
+        };
+        var failures = new List<string>();
+        foreach (var query in queries)
+        {
+            var expression = Dashboards.Substitute(query.Expression, values);
+            var samples = (await prometheus.QueryAsync(expression, during)).Where(s => double.IsFinite(s.Value)).ToList();
+            output.WriteLine($"{query} -> {string.Join("; ", samples)}");
+            foreach (var instance in instances)
+            {
+                var mine = samples.Where(s => s.Labels.GetValueOrDefault("instance") == instance).ToList();
+                if (mine.Count == 0 || (query.Unit == "percent" && mine.Any(s => s.Value is < 0 or > 250)) || mine.All(s => s.Value <= 0))
+                {
+                    failures.Add($"{query}: for instance {instance} [{string.Join("; ", mine)}]\n      {expression}");
+                }
+            }
+        }
+
+        Assert.True(failures.Count == 0, $"{failures.Count} Machines row queries failed at {during:HH:mm:ss.fff}:\n  - {string.Join("\n  - ", failures)}\n" +
+            $"--- prometheus ---\n{prometheus.Output.Describe()}");
+    }
+
+    /// <summary>
     /// Polls <paramref name="expression"/> at the current time until <paramref name="done"/> holds for what Prometheus
     /// answers; returns that time. The condition the test would otherwise sleep for, looked at rather than waited out.
     /// </summary>

@@ -17,6 +17,9 @@ public static class ExitCodes
     /// <summary>`compare`: the data cannot tell (too few repetitions, placements that do not overlap); nothing regressed.</summary>
     public const int Inconclusive = 4;
 
+    /// <summary>`run --daemons`: some machines finished and are reported, others failed or vanished (the report names them and why).</summary>
+    public const int Partial = 5;
+
     /// <summary>Ctrl+C (SIGINT), as shells report it: 128 + 2.</summary>
     public const int Interrupted = 130;
 

@@ -16,6 +16,9 @@ public static class HtmlReport
     private static readonly Lazy<string> Scripts = new(() => string.Join("\n",
         Asset("chart.umd.min.js"), Asset("chartjs-chart-error-bars.umd.min.js"), Asset("report.js")));
 
+    /// <summary>report.css, for other pages that should look like a report (the lab report of `run --daemons`).</summary>
+    public static string Style => Asset("report.css");
+
     public static string Render(SuiteReport report, SuiteComparison? comparison = null)
     {
         var doc = ReportDocument.Build(report, comparison);
@@ -24,7 +27,7 @@ public static class HtmlReport
         html.Append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
         // No network at all: the file must look the same on an air-gapped lab machine as here.
         html.Append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n");
-        html.Append($"<title>IpcBench — {E(title)}</title>\n<style>\n{Asset("report.css")}\n</style>\n</head>\n<body>\n");
+        html.Append($"<title>IpcBench — {E(title)}</title>\n<style>\n{Style}\n</style>\n</head>\n<body>\n");
         html.Append($"<header>\n<h1>{E(title)}</h1>\n<p class=\"meta\">Suite <code>{E(report.SuiteId)}</code>, {E(report.State)}, " +
             $"{E(report.RepetitionsText)}, created {E(report.CreatedAt.ToString("u"))}");
         if (report.PresetId is not null)

@@ -34,6 +34,9 @@ public static class RunCommand
             command.Options.Add(option);
         }
 
+        command.Validators.Add(result => options.Lab.Validate(result,
+            [(options.Baseline, "compare a machine's report-NAME.json with `compare` instead"), (options.SampleEvery, "the daemons sample at their default")]));
+
         command.SetAction((result, token) =>
         {
             RunSettings settings;
@@ -47,7 +50,7 @@ public static class RunCommand
                 return Task.FromResult(ExitCodes.Usage);
             }
 
-            return ExecuteAsync(settings, [.. configurationArguments], token);
+            return settings.Lab is { } lab ? LabRun.ExecuteAsync(settings, lab, token) : ExecuteAsync(settings, [.. configurationArguments], token);
         });
         return command;
     }

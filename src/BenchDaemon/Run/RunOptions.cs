@@ -113,10 +113,13 @@ internal sealed class RunOptions
 
     public Option<string?> Baseline { get; } = new("--baseline") { Description = "A previous run's report.json: print and chart each cell's change against it (CompareSuites' rules, threshold 5 %)" };
 
+    /// <summary>--daemons and its client options: `run` on a lab's daemons rather than in process.</summary>
+    public LabOptions Lab { get; } = new();
+
     public IEnumerable<Option> All =>
     [
         Transports, Payloads, Publishers, Subscribers, Duration, Warmup, Access, Topology, Mode, Wait, Rate, SampleEvery,
-        PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Precision, MaxRepetitions, Output, Baseline,
+        PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Precision, MaxRepetitions, Output, Baseline, .. Lab.All,
     ];
 
     /// <summary>
@@ -175,6 +178,7 @@ internal sealed class RunOptions
             DurationGiven = result.GetResult(Duration) is { Implicit: false },
             WarmupGiven = result.GetResult(Warmup) is { Implicit: false },
             Baseline = LocalSuite.ReadBaseline(result.GetValue(Baseline)),
+            Lab = Lab.Read(result),
         };
 
     public static TimeSpan ParseDuration(string option, string value)
@@ -345,6 +349,9 @@ internal sealed record RunSettings(
 
     /// <summary>A previous run's report (--baseline) to compare this one against.</summary>
     public Reports.SuiteReport? Baseline { get; init; }
+
+    /// <summary>--daemons: the daemons to run the suite on; null runs it in process.</summary>
+    public LabSettings? Lab { get; init; }
 }
 
 internal sealed record RunPlacement(string PublisherCpus, string SubscriberCpus, int RealtimePriority, bool LockMemory);

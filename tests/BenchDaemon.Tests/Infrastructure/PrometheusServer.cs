@@ -92,7 +92,7 @@ public sealed class PrometheusFactAttribute : FactAttribute
 }
 
 /// <summary>
-/// A real Prometheus on a free loopback port with its own TSDB in a temporary directory, scraping one daemon every
+/// A real Prometheus on a free loopback port with its own TSDB in a temporary directory, scraping one daemon (or several) every
 /// second with the job of deploy/prometheus/prometheus.yml; queried through its HTTP API; killed on dispose.
 /// </summary>
 internal sealed class PrometheusServer : IAsyncDisposable
@@ -103,9 +103,11 @@ internal sealed class PrometheusServer : IAsyncDisposable
     private readonly OutputLog _output;
     private readonly string _directory;
     private readonly HttpClient _http;
+    private readonly int _targets;
 
-    private PrometheusServer(Process process, OutputLog output, string directory, int port)
+    private PrometheusServer(Process process, OutputLog output, string directory, int port, int targets)
     {
+        _targets = targets;
         _process = process;
         _output = output;
         _directory = directory;
@@ -114,8 +116,8 @@ internal sealed class PrometheusServer : IAsyncDisposable
 
     public OutputLog Output => _output;
 
-    /// <summary>Starts Prometheus scraping 127.0.0.1:<paramref name="metricsPort"/> and returns once it is ready.</summary>
-    public static async Task<PrometheusServer> StartAsync(int metricsPort)
+    /// <summary>Starts Prometheus scraping 127.0.0.1:<paramref name="metricsPorts"/> (several: one instance each) and returns once it is ready.</summary>
+    public static async Task<PrometheusServer> StartAsync(params int[] metricsPorts)
     {
         PrometheusTools.EnsureInstalled();
         for (int attempt = 1; ; attempt++)
@@ -123,7 +125,7 @@ internal sealed class PrometheusServer : IAsyncDisposable
             var directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "prometheus-" + Guid.NewGuid().ToString("N")[..10]);
             Directory.CreateDirectory(directory);
             var config = Path.Combine(directory, "prometheus.yml");
-            await File.WriteAllTextAsync(config, ScrapeConfig(metricsPort));
+            await File.WriteAllTextAsync(config, ScrapeConfig(metricsPorts));
             int port = FreeLoopbackPort();
             var start = new ProcessStartInfo(PrometheusTools.Prometheus!)
             {
@@ -143,7 +145,7 @@ internal sealed class PrometheusServer : IAsyncDisposable
             }
 
             var output = new OutputLog();
-            var server = new PrometheusServer(output.Start(start), output, directory, port);
+            var server = new PrometheusServer(output.Start(start), output, directory, port, metricsPorts.Length);
             try
             {
                 await server.WaitUntilReadyAsync();
@@ -165,7 +167,7 @@ internal sealed class PrometheusServer : IAsyncDisposable
     /// deploy/prometheus/prometheus.yml with the test's settings: a 1 s scrape interval, the ipcbench job's target the
     /// test daemon, and no other jobs. Testing the shipped job (name, path) keeps the dashboards honest about it.
     /// </summary>
-    private static string ScrapeConfig(int metricsPort)
+    private static string ScrapeConfig(IReadOnlyList<int> metricsPorts)
     {
         var yaml = new YamlStream();
         using (var reader = new StreamReader(Path.Combine(RepoLayout.Root, "deploy", "prometheus", "prometheus.yml")))
@@ -181,7 +183,7 @@ internal sealed class PrometheusServer : IAsyncDisposable
         var jobs = (YamlSequenceNode)root.Children[new YamlScalarNode("scrape_configs")];
         var job = jobs.Children.OfType<YamlMappingNode>().Single(j => j.Children[new YamlScalarNode("job_name")].ToString() == Job);
         var targets = (YamlMappingNode)((YamlSequenceNode)job.Children[new YamlScalarNode("static_configs")]).Children[0];
-        targets.Children[new YamlScalarNode("targets")] = new YamlSequenceNode(new YamlScalarNode($"127.0.0.1:{metricsPort}"));
+        targets.Children[new YamlScalarNode("targets")] = new YamlSequenceNode(metricsPorts.Select(p => (YamlNode)new YamlScalarNode($"127.0.0.1:{p}")));
         root.Children[new YamlScalarNode("scrape_configs")] = new YamlSequenceNode(job);
 
         using var writer = new StringWriter(CultureInfo.InvariantCulture);
@@ -222,14 +224,14 @@ internal sealed class PrometheusServer : IAsyncDisposable
         throw new TimeoutException($"prometheus was not ready within 30 s ({last}).\n{_output.Describe()}");
     }
 
-    /// <summary>Waits until the daemon's target has been scraped successfully.</summary>
+    /// <summary>Waits until every daemon's target has been scraped successfully.</summary>
     public async Task WaitForTargetUpAsync(TimeSpan timeout)
     {
         var clock = Stopwatch.StartNew();
         while (true)
         {
             var up = await QueryAsync($"up{{job=\"{Job}\"}}");
-            if (up.Any(s => s.Value == 1))
+            if (up.Count(s => s.Value == 1) >= _targets)
             {
                 return;
             }
