@@ -97,8 +97,11 @@ public sealed class LabReportTests
 
         Assert.StartsWith("<!DOCTYPE html>", html, StringComparison.Ordinal);
         Assert.DoesNotContain("<img", html, StringComparison.Ordinal);
-        Assert.DoesNotContain("<script", html, StringComparison.Ordinal);
-        Assert.DoesNotContain("http://", html.Replace("http://www.w3.org", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
+        // Two scripts, ours: the chart's data (JSON, names escaped) and Chart.js with lab.js; the page outside them loads nothing.
+        Assert.Equal(2, Regex.Matches(html, "<script").Count);
+        string page = Regex.Replace(html, "<script[^>]*>.*?</script>", string.Empty, RegexOptions.Singleline);
+        Assert.DoesNotContain("http://", page.Replace("http://www.w3.org", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
+        Assert.Contains("\\u003Cimg src=x onerror=alert(1)\\u003E", html, StringComparison.Ordinal);
         foreach (var id in new[] { "machines", "msgs", "p50", "p99", "placement", "comparison-1" })
         {
             Assert.Contains($"<section id=\"{id}\">", html, StringComparison.Ordinal);
@@ -106,6 +109,28 @@ public sealed class LabReportTests
 
         Assert.Contains($"failed: {Lost}", html, StringComparison.Ordinal);
         Assert.Contains("<td>0.80</td>", html, StringComparison.Ordinal);
+    }
+
+    [ChromiumFact]
+    public async Task Html_DrawsTheMachinesChart_ABarPerMachineAndCell()
+    {
+        var directory = Path.Combine(RepoLayout.Root, "TestResults", "report");
+        Directory.CreateDirectory(directory);
+        var html = Path.Combine(directory, "lab.html");
+        await File.WriteAllTextAsync(html, LabHtmlReport.Render(Lab(), 5));
+
+        using var result = JsonDocument.Parse(await ChromiumTools.CheckAsync(html, Path.Combine(directory, "lab.png")));
+        var root = result.RootElement;
+        Assert.Empty(root.GetProperty("pageErrors").EnumerateArray());
+        Assert.Empty(root.GetProperty("consoleErrors").EnumerateArray());
+        Assert.Empty(root.GetProperty("refused").EnumerateArray());
+        var chart = Assert.Single(root.GetProperty("charts").EnumerateArray());
+        Assert.Equal("machines", chart.GetProperty("kind").GetString());
+        var datasets = chart.GetProperty("datasets").EnumerateArray().ToList();
+        // The two machines that finished (lab-03 was lost), a bar for each of the matrix's 12 cells, each laid out.
+        Assert.Equal(["lab-01", "lab-02"], datasets.Select(d => d.GetProperty("label").GetString()));
+        Assert.All(datasets, d => Assert.Equal((12, 12), (d.GetProperty("points").GetInt32(), d.GetProperty("drawn").GetInt32())));
+        Assert.NotEqual(datasets[0].GetProperty("colour").GetString(), datasets[1].GetProperty("colour").GetString());
     }
 
     /// <summary>When the first machine failed, the first that finished is the reference; a cell one machine lacks is "not run" there.</summary>

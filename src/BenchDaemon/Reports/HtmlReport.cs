@@ -189,7 +189,7 @@ public static class HtmlReport
     private static string E(string value) => HtmlEncoder.Default.Encode(value);
 
     /// <summary>An embedded asset; a source-map comment is dropped, as the map is not shipped and the file must not reach out.</summary>
-    private static string Asset(string name)
+    internal static string Asset(string name)
     {
         using var stream = typeof(HtmlReport).Assembly.GetManifestResourceStream("IpcBench.Reports." + name)
             ?? throw new InvalidOperationException($"report asset {name} is not embedded in {typeof(HtmlReport).Assembly.GetName().Name}");
