@@ -113,10 +113,14 @@ internal sealed class RunOptions
 
     public Option<string?> Baseline { get; } = new("--baseline") { Description = "A previous run's report.json: print and chart each cell's change against it (CompareSuites' rules, threshold 5 %)" };
 
+    /// <summary>--rates and --find-max-rate's options.</summary>
+    public OfferedLoadOptions Load { get; } = new();
+
     public IEnumerable<Option> All =>
     [
         Transports, Payloads, Publishers, Subscribers, Duration, Warmup, Access, Topology, Mode, Wait, Rate, SampleEvery,
         PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Precision, MaxRepetitions, Output, Baseline,
+        .. Load.All,
     ];
 
     /// <summary>
@@ -175,6 +179,7 @@ internal sealed class RunOptions
             DurationGiven = result.GetResult(Duration) is { Implicit: false },
             WarmupGiven = result.GetResult(Warmup) is { Implicit: false },
             Baseline = LocalSuite.ReadBaseline(result.GetValue(Baseline)),
+            Load = Load.Read(result, result.GetValue(Rate), ParseRepetitions(result.GetValue(Repetitions)!), result.GetValue(SampleEvery)),
         };
 
     public static TimeSpan ParseDuration(string option, string value)
@@ -345,6 +350,9 @@ internal sealed record RunSettings(
 
     /// <summary>A previous run's report (--baseline) to compare this one against.</summary>
     public Reports.SuiteReport? Baseline { get; init; }
+
+    /// <summary>--rates, or --find-max-rate's search.</summary>
+    public OfferedLoad? Load { get; init; }
 }
 
 internal sealed record RunPlacement(string PublisherCpus, string SubscriberCpus, int RealtimePriority, bool LockMemory);
