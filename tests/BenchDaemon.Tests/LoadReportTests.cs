@@ -29,7 +29,10 @@ public sealed class LoadReportTests
 
         Assert.Contains("## Latency against load — 1 KB, 1:1, full, stream", text, StringComparison.Ordinal);
         Assert.Contains("| uds | 100.0 K | 100.0 K | 40 | 120 | 240 | 1200 |", text, StringComparison.Ordinal);
-        Assert.Contains("| shm-ring | 80.0 K | 72.0 K |", text, StringComparison.Ordinal);
+        // The failing probe: 900 µs p50, 2.7 ms p99, its sender 800 µs late at p99.
+        Assert.Contains("| shm-ring | 80.0 K | 72.0 K | 900 | 2700 | 5400 | 27000 | 800 |", text, StringComparison.Ordinal);
+        Assert.Contains("| shm-ring | 2.5 K | 2.5 K | 2.00 | 6.00 | 12 | 60 | 1.50 |", text, StringComparison.Ordinal);
+        Assert.Contains("| uds | 1.0 K | 1.0 K | 9.00 | 27 | 54 | 270 | – |", text, StringComparison.Ordinal);
         Assert.Contains("failed: latency p99 2.7 ms above the bound 1 ms |", text, StringComparison.Ordinal);
         Assert.Contains("- shm-ring: sustainable 40.0 K msg/s per publisher (the probe at 80.0 K failed); max_steps (4) reached", text, StringComparison.Ordinal);
         Assert.Contains("- tcp: no sustainable rate: the lowest probe (469 msg/s per publisher) failed", text, StringComparison.Ordinal);
@@ -47,6 +50,7 @@ public sealed class LoadReportTests
         Assert.Equal(5, probes.Count);
         Assert.Equal(["true", "true", "true", "false", "false"], probes.Select(r => csv.Get(r, "probe_passed")));
         Assert.Equal("latency p99 2.7 ms above the bound 1 ms", csv.Get(probes[3], "probe_reason"));
+        Assert.Equal("800000", csv.Get(probes[3], "sender_lag_p99_ns"));
         var shm = csv.Rows.Single(r => csv.Get(r, "transport") == "shm-ring" && csv.Get(r, "repetition") == "median");
         Assert.Equal("40000", csv.Get(shm, "sustainable_rate_per_publisher"));
         Assert.StartsWith("max_steps (4) reached", csv.Get(shm, "rate_search_result"), StringComparison.Ordinal);

@@ -10,11 +10,12 @@ public sealed record RateSearchReport(double? SustainableRatePerPublisher, doubl
 public sealed record RateProbeResult(double RatePerPublisher, bool Passed, string Reason, RepetitionResult Result);
 
 /// <summary>
-/// One offered rate of a load curve: delivered msg/s, latency percentiles in ns (from intended send times) and CPU per
-/// delivered message (daemon and agents together). <paramref name="Passed"/> is the probe's verdict; null for a sweep's cell.
+/// One offered rate of a load curve: delivered msg/s, latency percentiles in ns (from intended send times), the
+/// publishers' lag behind their intended send times at p99 (ns; null when not measured) and CPU per delivered message
+/// (daemon and agents together). <paramref name="Passed"/> is the probe's verdict; null for a sweep's cell.
 /// </summary>
 public sealed record LoadPoint(double OfferedPerPublisher, double DeliveredPerSecond, double P50, double P99, double P999, double Max,
-    double CpuNanosecondsPerMessage, string ScenarioId, bool? Passed = null, string Reason = "");
+    double? SenderLagP99, double CpuNanosecondsPerMessage, string ScenarioId, bool? Passed = null, string Reason = "");
 
 /// <summary>A transport's curve within one chart, with its sustainable rate when a search found one (and the search's result).</summary>
 public sealed record LoadSeries(string Transport, IReadOnlyList<LoadPoint> Points, double? SustainableRatePerPublisher, double? BracketHigh, string SearchResult);
@@ -58,6 +59,6 @@ public static class LoadCurves
     }
 
     private static LoadPoint Point(double rate, RepetitionResult r, bool? passed, string reason) => new(rate, r.MessagesPerSecond, r.Latency.P50, r.Latency.P99,
-        r.Latency.P999, r.Latency.Max, r.MessagesPerSecond <= 0 ? 0 : (r.DaemonCpuPercent + r.AgentsCpuPercent) / 100 / r.MessagesPerSecond * 1e9, r.ScenarioId,
+        r.Latency.P999, r.Latency.Max, r.SenderLagP99Nanoseconds, r.MessagesPerSecond <= 0 ? 0 : (r.DaemonCpuPercent + r.AgentsCpuPercent) / 100 / r.MessagesPerSecond * 1e9, r.ScenarioId,
         passed, reason);
 }

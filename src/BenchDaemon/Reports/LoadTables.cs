@@ -21,12 +21,12 @@ public static class LoadTables
         {
             text.AppendLine($"## Latency against load — {MarkdownReport.Escape(chart.Title)}");
             text.AppendLine();
-            text.AppendLine("| Transport | Offered msg/s per publisher | Delivered msg/s | p50 µs | p99 µs | p99.9 µs | max µs | CPU ns/msg | Probe |");
-            text.AppendLine("|---|---|---|---|---|---|---|---|---|");
+            text.AppendLine("| Transport | Offered msg/s per publisher | Delivered msg/s | p50 µs | p99 µs | p99.9 µs | max µs | Sender lag p99 µs | CPU ns/msg | Probe |");
+            text.AppendLine("|---|---|---|---|---|---|---|---|---|---|");
             foreach (var (series, p) in Rows(chart))
             {
                 text.AppendLine($"| {MarkdownReport.Escape(series.Transport)} | {Count(p.OfferedPerPublisher)} | {Count(p.DeliveredPerSecond)} | {Micros(p.P50)} | " +
-                    $"{Micros(p.P99)} | {Micros(p.P999)} | {Micros(p.Max)} | {p.CpuNanosecondsPerMessage:0} | {MarkdownReport.Escape(Verdict(p))} |");
+                    $"{Micros(p.P99)} | {Micros(p.P999)} | {Micros(p.Max)} | {Lag(p)} | {p.CpuNanosecondsPerMessage:0} | {MarkdownReport.Escape(Verdict(p))} |");
             }
 
             text.AppendLine();
@@ -52,11 +52,11 @@ public static class LoadTables
         foreach (var chart in charts)
         {
             html.Append($"<h3>{E(chart.Title)}</h3>\n<table><thead><tr><th>Transport</th><th>Offered msg/s per publisher</th><th>Delivered msg/s</th>" +
-                "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>CPU ns/msg</th><th>Probe</th></tr></thead><tbody>\n");
+                "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>Sender lag p99 µs</th><th>CPU ns/msg</th><th>Probe</th></tr></thead><tbody>\n");
             foreach (var (series, p) in Rows(chart))
             {
                 html.Append($"<tr><td>{E(series.Transport)}</td><td>{Count(p.OfferedPerPublisher)}</td><td>{Count(p.DeliveredPerSecond)}</td><td>{Micros(p.P50)}</td>" +
-                    $"<td>{Micros(p.P99)}</td><td>{Micros(p.P999)}</td><td>{Micros(p.Max)}</td><td>{p.CpuNanosecondsPerMessage:0}</td>" +
+                    $"<td>{Micros(p.P99)}</td><td>{Micros(p.P999)}</td><td>{Micros(p.Max)}</td><td>{Lag(p)}</td><td>{p.CpuNanosecondsPerMessage:0}</td>" +
                     $"<td{(p.Passed == false ? " class=\"failed-probe\"" : string.Empty)}>{E(Verdict(p))}</td></tr>\n");
             }
 
@@ -79,6 +79,8 @@ public static class LoadTables
 
     private static IEnumerable<(LoadSeries Series, LoadPoint Point)> Rows(LoadChart chart) =>
         chart.Series.SelectMany(s => s.Points.Select(p => (s, p)));
+
+    private static string Lag(LoadPoint p) => p.SenderLagP99 is { } lag ? Micros(lag) : "–";
 
     private static string Verdict(LoadPoint p) => p.Passed switch
     {

@@ -193,7 +193,8 @@ public sealed record NoiseMark(int Retries, IReadOnlyList<double> RetriedNoisePe
 
 /// <summary>
 /// One scenario of a cell. A failed one keeps its error and adds nothing to the cell's statistics. The core-to-core
-/// probe taken before it says where its vCPUs sat (<see cref="PlacementStrata"/>).
+/// probe taken before it says where its vCPUs sat (<see cref="PlacementStrata"/>). Rate-limited, the publishers' lag
+/// behind their intended send times at p99 (null closed loop, and in reports written before it was kept).
 /// </summary>
 public sealed record RepetitionResult(
     int Round,
@@ -206,7 +207,8 @@ public sealed record RepetitionResult(
     LatencyPercentiles Latency,
     IReadOnlyList<SeriesPoint> Series,
     double? ProbeNanoseconds = null,
-    IReadOnlyList<ValidityIssue>? Validity = null)
+    IReadOnlyList<ValidityIssue>? Validity = null,
+    double? SenderLagP99Nanoseconds = null)
 {
     public bool Succeeded => Error is null;
 

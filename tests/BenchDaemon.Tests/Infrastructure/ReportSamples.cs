@@ -101,7 +101,7 @@ internal static class ReportSamples
         var shm = new CellKey("shm-ring", 1024);
         var probes = new[] { (2.5e3, true, 2e3), (1e4, true, 2.2e3), (4e4, true, 3e3), (8e4, false, 900e3) }
             .Select((p, i) => new RateProbeResult(p.Item1, p.Item2, p.Item2 ? string.Empty : "latency p99 2.7 ms above the bound 1 ms",
-                At(shm, p.Item2 ? p.Item1 : p.Item1 * 0.9, $"shm-probe-{i}", p.Item3))).ToList();
+                At(shm, p.Item2 ? p.Item1 : p.Item1 * 0.9, $"shm-probe-{i}", p.Item3) with { SenderLagP99Nanoseconds = p.Item2 ? 1500 : 800e3 })).ToList();
         cells.Add(new ReportCell(shm, TimeSpan.FromSeconds(1), TimeSpan.Zero, [At(shm, 6e5, "shm-closed", 400e3)], [],
             Search: new RateSearchReport(4e4, 8e4, "max_steps (4) reached: bracketed within 100 %", probes)));
         var tcp = new CellKey("tcp", 1024);
