@@ -136,7 +136,7 @@ public sealed class LabOptionsTests : IDisposable
     }
 
     [Fact]
-    public void AutoRepetitions_ReachEveryDaemon_AsAnAdaptiveSuite()
+    public void AutoRepetitions_AndOfferedLoad_ReachEveryDaemon()
     {
         static V1.SuiteSpec Spec(params string[] args)
         {
@@ -155,6 +155,9 @@ public sealed class LabOptionsTests : IDisposable
         var spec = Spec("--repetitions", "auto", "--precision", "2", "--max-repetitions", "12");
         Assert.Equal((0, true, 2.0, 12), (spec.Repetitions, spec.HasTargetPrecisionPercent, spec.TargetPrecisionPercent, spec.MaxRepetitions));
         Assert.False(Spec("--repetitions", "3").HasTargetPrecisionPercent);
+        // The offered-load options reach the daemons too: a sweep as rates_per_publisher, a search as rate_search.
+        Assert.Equal([1000.0, 10000.0], Spec("--rates", "1000,10000").RatesPerPublisher);
+        Assert.Equal(TimeSpan.FromMilliseconds(1), Spec("--find-max-rate", "--max-p99", "1ms").RateSearch.MaxP99Latency.ToTimeSpan());
     }
 
     private static IReadOnlyList<string> Errors(params string[] args) => DaemonCommandLine.Parse(args).Errors;

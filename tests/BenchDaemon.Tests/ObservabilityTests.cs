@@ -76,6 +76,9 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
 
         Expect(metrics.Of("ipcbench_scenario_state", id).Single(s => s.Value == 1).Label("state") == "completed", "state completed is 1");
         Expect(metrics.Of("ipcbench_scenario_state", id).Count() == 8, "a series per state");
+        // Offered deliveries per second: 5000 per publisher x 2 publishers x 2 subscribers each.
+        Expect(metrics.Of("ipcbench_scenario_offered_messages_per_second", id).Single().Value == 20_000 &&
+            metrics.Types["ipcbench_scenario_offered_messages_per_second"] == "gauge", "offered = 20000 deliveries/s, a gauge");
         var info = metrics.Of("ipcbench_scenario_info", id).Single();
         Expect(info.Value == 1 && info.Label("publishers") == "2" && info.Label("subscribers") == "2" && info.Label("payload_bytes") == "256"
             && info.Label("topology") == "all_to_all" && info.Label("mode") == "stream" && info.Label("rate_per_publisher") == "5000"

@@ -54,6 +54,30 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
     }
 
     [ChromiumFact]
+    public async Task LoadReport_DrawsLatencyAgainstLoad_WithTheSustainableRateMarked()
+    {
+        var (result, _) = await OpenCleanAsync("load", HtmlReport.Render(ReportSamples.Load()));
+        using var _ = result;
+        var root = result.RootElement;
+        var chart = Assert.Single(root.GetProperty("charts").EnumerateArray(), c => c.GetProperty("kind").GetString() == "load");
+        Assert.Equal("Latency against load — 1 KB, 1:1, full, stream", chart.GetProperty("title").GetString());
+        var datasets = chart.GetProperty("datasets").EnumerateArray().ToDictionary(d => d.GetProperty("label").GetString()!);
+        Assert.Equal(["shm-ring p50", "shm-ring p99", "shm-ring p99.9", "shm-ring sustainable", "tcp p50", "tcp p99", "tcp p99.9",
+            "uds p50", "uds p99", "uds p99.9"], datasets.Keys.Order());
+        // A point per offered rate (uds' three cells, shm-ring's four probes, tcp's one), each laid out on the log axes.
+        foreach (var (label, points) in new[] { ("uds p99", 3), ("shm-ring p50", 4), ("tcp p99.9", 1), ("shm-ring sustainable", 2) })
+        {
+            Assert.Equal(points, datasets[label].GetProperty("points").GetInt32());
+            Assert.Equal(points, datasets[label].GetProperty("drawn").GetInt32());
+        }
+
+        var table = Assert.Single(root.GetProperty("sections").EnumerateArray(), s => s.GetProperty("id").GetString() == "load-table").GetProperty("text").GetString()!;
+        Assert.Contains("shm-ring: sustainable 40.0 K msg/s per publisher (the probe at 80.0 K failed)", table, StringComparison.Ordinal);
+        Assert.Contains("tcp: no sustainable rate: the lowest probe (469 msg/s per publisher) failed", table, StringComparison.Ordinal);
+        Assert.Contains("failed: latency p99 2.7 ms above the bound 1 ms", table, StringComparison.Ordinal);
+    }
+
+    [ChromiumFact]
     public async Task ComparedReport_DrawsTheChangeChart_ColouredByVerdict()
     {
         // uds regressed, shm-ring improved, the rest the same (ReportSamples.Candidate), against the plain matrix.

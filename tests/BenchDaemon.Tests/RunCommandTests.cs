@@ -120,6 +120,45 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         Assert.Equal(reached ? "target_reached" : "max_repetitions", report.RootElement.GetProperty("cells")[0].GetProperty("stop").GetString());
     }
 
+    /// <summary>`run --find-max-rate`: a closed-loop run and rate-limited probes, the answer in the report and report.json.</summary>
+    [Fact]
+    public async Task Run_FindMaxRate_SearchesEachCell_AndPrintsLatencyAgainstLoad()
+    {
+        var results = Path.Combine(_directory, "search");
+        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120),
+            "run", "--transports", "channels", "--payloads", "8", "--duration", "300ms", "--warmup", "0s", "--find-max-rate", "--max-p99", "1s",
+            "--max-steps", "2", "--out", results,
+            $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
+        output.WriteLine(log.Describe());
+
+        Assert.True(exitCode == 0, $"exit code {exitCode}\n{log.Describe()}");
+        Assert.Contains("Running at most 3 scenarios", log.Text, StringComparison.Ordinal);
+        Assert.Contains("## Latency against load — 8 B, 1:1, full, stream", stdout, StringComparison.Ordinal);
+        Assert.Matches(new Regex(@"^- channels: (sustainable [0-9.]+ K? ?msg/s per publisher|no sustainable rate: )", RegexOptions.Multiline), stdout);
+        using var report = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(results, "report.json")));
+        var search = report.RootElement.GetProperty("cells")[0].GetProperty("rate_search");
+        int probes = search.GetProperty("probes").GetArrayLength();
+        Assert.InRange(probes, 1, 2);
+        // Every probe is a scenario of the run: the closed-loop one and the probes.
+        Assert.Equal(1 + probes, JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json"))).Scenarios.Count);
+    }
+
+    [Fact]
+    public async Task Run_Rates_RunsEachCellAtEachRate()
+    {
+        var results = Path.Combine(_directory, "rates");
+        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120),
+            "run", "--transports", "channels", "--payloads", "8", "--duration", "300ms", "--warmup", "0s", "--rates", "500,2000", "--out", results,
+            $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
+        output.WriteLine(log.Describe());
+
+        Assert.True(exitCode == 0, $"exit code {exitCode}\n{log.Describe()}");
+        var export = JsonParser.Default.Parse<ScenarioExport>(File.ReadAllText(Path.Combine(results, "results.json")));
+        Assert.Equal([500, 2000], export.Scenarios.Select(s => s.Scenario.Spec.RatePerPublisher));
+        Assert.Contains("## Latency against load — 8 B, 1:1, full, stream", stdout, StringComparison.Ordinal);
+        Assert.Contains("| channels | 2.0 K |", stdout, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task Run_UdsAndChannels_PrintsATableRowForEach_AndWritesResultsJsonCsvAndHdrLog()
     {

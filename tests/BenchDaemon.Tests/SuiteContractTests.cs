@@ -200,7 +200,8 @@ public sealed class SuiteContractTests(SuiteContractTests.Fixture shared, ITestO
             Assert.StartsWith(expected, m.Note, StringComparison.Ordinal);
         });
         var presets = await _daemon.Control.ListSuitePresetsAsync(new ListSuitePresetsRequest());
-        Assert.Equal(["reference-1", "reference-2", "reference-3", "reference-4", "reference-5"], presets.Presets.Select(p => p.Id));
+        Assert.Equal(["reference-1", "reference-2", "reference-3", "reference-4", "reference-5", "saturation-1"], presets.Presets.Select(p => p.Id));
+        Assert.Equal(Duration.FromTimeSpan(TimeSpan.FromMilliseconds(1)), presets.Presets[^1].RateSearch.MaxP99Latency);
     }
 
     [Fact]

@@ -10,7 +10,7 @@ namespace IpcBench.Daemon.Control;
 /// </summary>
 public static class SuiteCells
 {
-    public static ScenarioSpec ToSpec(CellKey key, TimeSpan duration, TimeSpan warmup, double ratePerPublisher, string name) => new()
+    public static ScenarioSpec ToSpec(CellKey key, TimeSpan duration, TimeSpan warmup, string name) => new()
     {
         Transport = key.Transport,
         PayloadBytes = key.PayloadBytes,
@@ -28,16 +28,21 @@ public static class SuiteCells
         },
         Duration = Duration.FromTimeSpan(duration),
         Warmup = Duration.FromTimeSpan(warmup),
-        RatePerPublisher = ratePerPublisher,
+        RatePerPublisher = key.RatePerPublisher,
         Name = name,
     };
 
     public static ScenarioSpec ToSpec(ReferencePreset preset, PresetCell cell) =>
-        ToSpec(cell.Key, preset.Duration, preset.Warmup, ratePerPublisher: 0, name: preset.Id);
+        ToSpec(cell.Key, preset.Duration, preset.Warmup, name: preset.Id);
 
     public static IpcBench.V1.SuitePreset ToProto(ReferencePreset preset)
     {
         var proto = new IpcBench.V1.SuitePreset { Id = preset.Id, Title = preset.Title, Reproduces = preset.Reproduces };
+        if (preset.SearchMaxP99Latency is { } bound)
+        {
+            proto.RateSearch = SuiteRates.ToProto(new Model.RateSearchSpec(bound, Model.RateSearchSpec.DefaultMinDeliveredRatio, Model.RateSearchSpec.DefaultMaxSteps));
+        }
+
         for (int i = 0; i < preset.Cells.Count; i++)
         {
             proto.Cells.Add(ToSpec(preset, preset.Cells[i]));

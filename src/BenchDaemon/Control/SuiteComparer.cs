@@ -27,7 +27,7 @@ public static class SuiteComparer
         {
             var proto = new SuiteCellComparison
             {
-                Spec = SuiteCells.ToSpec(cell.Key, cell.Duration, cell.Warmup, 0, string.Empty),
+                Spec = SuiteCells.ToSpec(cell.Key, cell.Duration, cell.Warmup, string.Empty),
                 Verdict = (ComparisonVerdict)cell.Verdict,
             };
             proto.Metrics.AddRange(cell.Metrics.Select(ScenarioComparer.ToProto));

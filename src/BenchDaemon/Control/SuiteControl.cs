@@ -107,7 +107,7 @@ public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, Suit
     public static ListSuitePresetsResponse Presets()
     {
         var response = new ListSuitePresetsResponse();
-        response.Presets.AddRange(ReferencePresets.All.Select(SuiteCells.ToProto));
+        response.Presets.AddRange(ReferencePresets.Suites.Select(SuiteCells.ToProto));
         return response;
     }
 

@@ -52,6 +52,7 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
             throw Invalid("spec.name", $"must be at most {MaxNameLength} characters; got {spec.Name.Length}");
         }
 
+        var search = SuiteRates.Search(spec, string.IsNullOrEmpty(spec.Preset) ? null : ReferencePresets.Find(spec.Preset));
         var cells = string.IsNullOrEmpty(spec.Preset) ? Matrix(spec) : Preset(spec);
         if (keepCell is not null)
         {
@@ -59,16 +60,17 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
         }
 
         // An adaptive suite is judged by its bound: what it may run.
-        int rounds = adaptive?.MaxRepetitions ?? repetitions;
+        // A search, by its closed-loop round and its most probes.
+        int rounds = search is not null ? 1 + search.MaxSteps : adaptive?.MaxRepetitions ?? repetitions;
         if (cells.Count * rounds > MaxScenarios)
         {
-            string what = adaptive is null ? "repetitions" : "max_repetitions";
+            string what = search is not null ? "(1 + max_steps)" : adaptive is null ? "repetitions" : "max_repetitions";
             throw Invalid("spec", $"{cells.Count} cells x {rounds} {what} = {cells.Count * rounds} scenarios; at most {MaxScenarios} per suite");
         }
 
         var name = spec.Name.Length > 0 ? spec.Name : string.IsNullOrEmpty(spec.Preset) ? "suite" : spec.Preset;
         var resolved = cells.Select(cell => Resolve(WithPlacement(cell, spec), name)).ToList();
-        return new SuitePlan(name, spec.Preset, repetitions, resolved) { Adaptive = adaptive };
+        return new SuitePlan(name, spec.Preset, repetitions, resolved) { Adaptive = adaptive, Search = search };
     }
 
     /// <summary>
@@ -107,18 +109,18 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
     private List<ScenarioSpec> Preset(SuiteSpec spec)
     {
         var preset = ReferencePresets.Find(spec.Preset)
-            ?? throw Invalid("spec.preset", $"'{spec.Preset}' is not a preset; one of: {string.Join(", ", ReferencePresets.All.Select(p => p.Id))}");
+            ?? throw Invalid("spec.preset", $"'{spec.Preset}' is not a preset; one of: {string.Join(", ", ReferencePresets.Suites.Select(p => p.Id))}");
         string? matrixField = spec.Transports.Count > 0 ? "transports" : spec.PayloadBytes.Count > 0 ? "payload_bytes"
             : spec.Topologies.Count > 0 ? "topologies" : spec.PayloadAccess.Count > 0 ? "payload_access"
             : spec.WaitStrategies.Count > 0 ? "wait_strategies" : spec.Modes.Count > 0 ? "modes"
-            : spec.RatePerPublisher != 0 ? "rate_per_publisher" : null;
+            : spec.RatePerPublisher != 0 ? "rate_per_publisher" : spec.RatesPerPublisher.Count > 0 ? "rates_per_publisher" : null;
         if (matrixField is not null)
         {
             throw Invalid($"spec.{matrixField}", $"must be empty with a preset (the preset '{preset.Id}' fixes the matrix); only duration, warmup, repetitions (or target_precision_percent and max_repetitions), name and the placement fields may be given");
         }
 
         // duration and warmup may shorten a preset (a quick check of the whole path); the published figures were measured over the preset's own.
-        return [.. preset.Cells.Select(cell => SuiteCells.ToSpec(cell.Key, preset.Duration, preset.Warmup, 0, preset.Id))
+        return [.. preset.Cells.Select(cell => SuiteCells.ToSpec(cell.Key, preset.Duration, preset.Warmup, preset.Id))
             .Select(s =>
             {
                 s.Duration = spec.Duration ?? s.Duration;
@@ -146,12 +148,14 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
         var accesses = spec.PayloadAccess.Count > 0 ? [.. spec.PayloadAccess] : new List<PayloadAccess> { PayloadAccess.Full };
         var waits = spec.WaitStrategies.Count > 0 ? [.. spec.WaitStrategies] : new List<WaitStrategy> { WaitStrategy.Unspecified };
         var modes = spec.Modes.Count > 0 ? [.. spec.Modes] : new List<Mode> { Mode.Stream };
+        var rates = SuiteRates.Sweep(spec);
         return [.. from transport in transportIds
                    from payload in spec.PayloadBytes
                    from topology in topologies
                    from access in accesses
                    from wait in waits
                    from mode in modes
+                   from rate in rates
                    select new ScenarioSpec
                    {
                        Transport = transport,
@@ -164,7 +168,7 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
                        Mode = mode,
                        Duration = spec.Duration,
                        Warmup = spec.Warmup ?? new Duration(),
-                       RatePerPublisher = spec.RatePerPublisher,
+                       RatePerPublisher = rate,
                    }];
     }
 

@@ -52,6 +52,7 @@ public static class SuiteProtos
                 NoisePercent = a.NoisePercent,
                 Retried = a.Retried,
             }));
+            AddSearch(cell, record);
             var summary = report.Cells[i].Summary;
             cell.Stats = ToProto(summary, modality[i]);
             foreach (var figure in report.Cells[i].Published)
@@ -63,6 +64,34 @@ public static class SuiteProtos
         }
 
         return proto;
+    }
+
+    /// <summary>A rate search's probes and answer on its cell; nothing for a cell without one.</summary>
+    private static void AddSearch(SuiteCell cell, SuiteCellRecord record)
+    {
+        if (record.Search is not { } search)
+        {
+            return;
+        }
+
+        cell.RateProbes.AddRange(record.Probes.Select(p => new RateProbe
+        {
+            RatePerPublisher = p.RatePerPublisher,
+            ScenarioId = p.ScenarioId,
+            Passed = p.Passed,
+            Reason = p.Reason,
+        }));
+        cell.RateSearchResult = search.Result;
+        if (search.SustainableRate is { } rate)
+        {
+            cell.SustainableRatePerPublisher = rate;
+            cell.SustainableBracketLow = rate;
+        }
+
+        if (search.Ended && search.BracketHigh is { } high)
+        {
+            cell.SustainableBracketHigh = high;
+        }
     }
 
     public static SuiteCellStats ToProto(CellSummary s)
@@ -114,6 +143,12 @@ public static class SuiteProtos
             spec.TargetPrecisionPercent = adaptive.PrecisionPercent;
             spec.MaxRepetitions = adaptive.MaxRepetitions;
         }
+
+        if (suite.RateSearch is { } search)
+        {
+            spec.RateSearch = SuiteRates.ToProto(search);
+        }
+
         var first = suite.Cells.Count > 0 ? suite.Cells[0].Spec : null;
         if (first is not null)
         {
@@ -143,7 +178,15 @@ public static class SuiteProtos
         {
             spec.Duration = first.Duration is { } d ? Duration.FromTimeSpan(d) : null;
             spec.Warmup = first.Warmup is { } w ? Duration.FromTimeSpan(w) : null;
-            spec.RatePerPublisher = first.RatePerPublisher;
+            var rates = cells.Select(c => c.RatePerPublisher).Distinct().ToList();
+            if (rates.Count > 1)
+            {
+                spec.RatesPerPublisher.AddRange(rates);
+            }
+            else
+            {
+                spec.RatePerPublisher = first.RatePerPublisher;
+            }
         }
 
         return spec;

@@ -38,13 +38,19 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             var presetCell = preset is null ? null : PresetCellOf(preset, KeyOf(cell.Spec));
             cells.Add(new ReportCell(presetCell?.Key ?? KeyOf(cell.Spec), cell.Spec.Duration ?? TimeSpan.Zero, cell.Spec.Warmup ?? TimeSpan.Zero,
                 repetitions, presetCell?.Published ?? [],
-                [.. cell.NoisyAttempts.Select(a => new NoisyAttempt(a.Round, a.ScenarioId, a.NoisePercent, a.Retried))], StopOf(cell.Stop)));
+                [.. cell.NoisyAttempts.Select(a => new NoisyAttempt(a.Round, a.ScenarioId, a.NoisePercent, a.Retried))], StopOf(cell.Stop), Search(cell)));
         }
 
         var adaptive = suite.Adaptive is { } a ? new AdaptiveRepetitions(a.PrecisionPercent, RoundPlanner.MinAdaptiveRepetitions, a.MaxRepetitions) : null;
         return new SuiteReport(suite.Id, suite.Name, suite.State.ToString().ToUpperInvariant(), Utc(suite.CreatedAt), suite.EndedAt is { } end ? Utc(end) : null,
             suite.Repetitions, Environment(environment), cells, preset?.Id, preset?.Title, preset?.Reproduces, adaptive);
     }
+
+    /// <summary>A cell's search with each probe's figures, read as the repetitions are; null for a cell without one.</summary>
+    private RateSearchReport? Search(SuiteCellRecord cell) => cell.Search is not { } search ? null
+        : new RateSearchReport(search.SustainableRate, search.Ended ? search.BracketHigh : null, search.Result, [.. cell.Probes.Select((p, i) =>
+            new RateProbeResult(p.RatePerPublisher, p.Passed, p.Reason, Read(p.ScenarioId) is { } result ? Repetition(i + 1, result)
+                : new RepetitionResult(i + 1, p.ScenarioId, "the scenario is no longer kept", 0, 0, 0, 0, LatencyPercentiles.None, [])))]);
 
     private static StopReason StopOf(CellStop stop) => stop switch
     {
@@ -76,7 +82,8 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             WaitMode.Yield => CellWait.Yield,
             WaitMode.Block => CellWait.Block,
             _ => CellWait.Default,
-        });
+        },
+        spec.RatePerPublisher);
 
     private ScenarioResult? Read(string scenarioId)
     {
@@ -107,7 +114,7 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             : LatencyPercentiles.None;
         return new RepetitionResult(round, scenario.Id, null, stats.MessagesPerSecond, stats.BytesPerSecond, daemon, agents, latency, series,
             scenario.Environment?.CoreToCoreRoundTripNs,
-            [.. stats.Validity.Select(v => new ValidityIssue(v.KindName, v.Detail))]);
+            [.. stats.Validity.Select(v => new ValidityIssue(v.KindName, v.Detail))], stats.SenderLag?.P99Ns);
     }
 
     private static ReportEnvironment Environment(RunEnvironment? e) => new(

@@ -38,6 +38,12 @@ public sealed record SuiteCellRecord(RunSpec Spec, IReadOnlyList<string> Scenari
     /// <summary>Adaptive suites: why the cell took no more rounds. Unspecified in suites stored before adaptive repetitions existed.</summary>
     public CellStop Stop { get; init; }
 
+    /// <summary>Rate searches: the cell's rate-limited probes in run order; empty otherwise.</summary>
+    public IReadOnlyList<RateProbeRecord> Probes { get; init; } = [];
+
+    /// <summary>Rate searches: where the cell's search stands; null otherwise.</summary>
+    public RateSearchOutcome? Search { get; init; }
+
     /// <summary>Noise retries taken over all rounds.</summary>
     public int Retries => NoisyAttempts.Count(a => a.Retried);
 }
@@ -73,11 +79,17 @@ public sealed record SuiteSnapshot(
     /// <summary>Adaptive repetitions' target and bound; null for fixed repetitions and in suites stored before they existed.</summary>
     public AdaptiveTarget? Adaptive { get; init; }
 
+    /// <summary>The sustainable-rate search every cell ran; null for none and in suites stored before searches existed.</summary>
+    public RateSearchSpec? RateSearch { get; init; }
+
     /// <summary>
     /// Every round of every cell, plus each noise retry taken: done reaches total when a suite completes. An adaptive cell
-    /// counts at its bound until it reaches its target, then at the rounds it took: an upper bound that only falls.
+    /// counts at its bound until it reaches its target, then at the rounds it took: an upper bound that only falls. A rate
+    /// search's cell counts its closed-loop round and max_steps probes until its search ends, then the probes it took.
     /// </summary>
-    public int ScenariosTotal => Cells.Sum(c => Adaptive is { } adaptive
+    public int ScenariosTotal => Cells.Sum(c => RateSearch is { } search
+        ? 1 + (c.Search is { Ended: true } ? c.Probes.Count : search.MaxSteps)
+        : Adaptive is { } adaptive
         ? c.Stop == CellStop.TargetReached ? c.ScenarioIds.Count : adaptive.MaxRepetitions
         : Repetitions) + Cells.Sum(c => c.Retries);
 

@@ -28,6 +28,9 @@ internal sealed class ScenarioFamilies
         MeasuredSeconds = metrics.CreateGauge("ipcbench_scenario_measured_seconds", "Length of a scenario's measured window so far (after warmup).", Scenario);
         MessagesPerSecond = metrics.CreateGauge("ipcbench_scenario_measured_messages_per_second",
             "Messages delivered per second over the measured window so far; a finished scenario's result.", Scenario);
+        OfferedMessagesPerSecond = metrics.CreateGauge("ipcbench_scenario_offered_messages_per_second",
+            "Rate-limited scenarios: deliveries per second offered (rate per publisher x publishers x subscribers each reaches), to set " +
+            "against ipcbench_messages_received_total's rate; absent for closed-loop scenarios.", Scenario);
         BytesPerSecond = metrics.CreateGauge("ipcbench_scenario_measured_bytes_per_second",
             "Payload bytes delivered per second over the measured window so far; a finished scenario's result.", Scenario);
 
@@ -78,6 +81,8 @@ internal sealed class ScenarioFamilies
     public Gauge MeasuredSeconds { get; }
 
     public Gauge MessagesPerSecond { get; }
+
+    public Gauge OfferedMessagesPerSecond { get; }
 
     public Gauge BytesPerSecond { get; }
 

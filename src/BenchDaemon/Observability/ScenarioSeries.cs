@@ -44,6 +44,11 @@ internal sealed class ScenarioSeries
             Snake(spec.Topology.ToString()), Snake(spec.PayloadAccess.ToString()), Snake(spec.Mode.ToString()), Snake(spec.WaitMode.ToString()),
             spec.RatePerPublisher.ToString("R", CultureInfo.InvariantCulture))).Set(1);
         _latency = families.Latency.WithLabels(_id, _transport, _latencyKind);
+        if (spec.RatePerPublisher > 0)
+        {
+            // In deliveries, as the received counters count: what the dashboard sets the delivered rate against.
+            Add(families.OfferedMessagesPerSecond.WithLabels(_id, _transport)).Set(spec.RatePerPublisher * spec.Publishers * spec.SubscribersPerPublisher);
+        }
     }
 
     /// <summary>Set from the scenario's final snapshot: later scrapes leave its series as they are.</summary>

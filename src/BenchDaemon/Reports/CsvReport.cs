@@ -12,7 +12,9 @@ namespace IpcBench.Daemon.Reports;
 /// with the text the tables show, and the same for latency p50 (empty without latency samples). Then the validity
 /// issues (kinds joined by ';', and their details; on the median row the cell's kinds and which rounds). Then, on the
 /// median row only: how well the msg/s median is known (MedianPrecision) and, in an adaptive suite, why the cell took
-/// no more rounds. With a baseline,
+/// no more rounds. Then the offered load: every row's rate per publisher (0 closed loop); in a rate search, one row per
+/// probe (repetition "probe", its own rate, whether it passed and why not) and on the median row the sustainable rate
+/// and how the search ended; then a repetition's or probe's sender lag p99 (rate-limited runs). With a baseline,
 /// the comparison is a document of its own (<see cref="RenderComparison"/>): a CSV file holds one table.
 /// </summary>
 public static class CsvReport
@@ -25,6 +27,7 @@ public static class CsvReport
         "latency_max_ns", "spread_percent", "spread_exceeded", "noise_retries", "noise_retried_percent", "failed_noisy",
         "placement", "messages_per_second_mode", "messages_per_second_modes", "messages_per_second_modality", "latency_p50_modes", "latency_p50_modality", "validity", "validity_detail",
         "median_precision_percent", "repetition_stop",
+        "rate_per_publisher", "probe_passed", "probe_reason", "sustainable_rate_per_publisher", "rate_search_result", "sender_lag_p99_ns",
     ];
 
     private static readonly string[] ComparisonHeader =
@@ -55,7 +58,18 @@ public static class CsvReport
                 r.DaemonCpuPercent, r.AgentsCpuPercent, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, string.Empty, string.Empty, .. NoiseFields(round),
                 modality.Placements[i], mode, string.Empty, string.Empty, string.Empty, string.Empty,
                 string.Join(';', (r.Validity ?? []).Select(v => v.Kind)), string.Join("; ", (r.Validity ?? []).Select(v => v.Detail)),
-                string.Empty, string.Empty];
+                string.Empty, string.Empty, k.RatePerPublisher, string.Empty, string.Empty, string.Empty, string.Empty, Optional(r.SenderLagP99Nanoseconds)];
+        }
+
+        foreach (var probe in cell.Search?.Probes ?? [])
+        {
+            var r = probe.Result;
+            var l = r.Latency;
+            yield return [.. key, "probe", r.ScenarioId, r.Error, r.MessagesPerSecond, string.Empty, string.Empty, r.BytesPerSecond,
+                r.DaemonCpuPercent, r.AgentsCpuPercent, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, string.Empty, string.Empty, string.Empty, string.Empty,
+                string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, string.Empty,
+                string.Join(';', (r.Validity ?? []).Select(v => v.Kind)), string.Join("; ", (r.Validity ?? []).Select(v => v.Detail)),
+                string.Empty, string.Empty, probe.RatePerPublisher, Bool(probe.Passed), probe.Reason, string.Empty, string.Empty, Optional(r.SenderLagP99Nanoseconds)];
         }
 
         var s = cell.Summary;
@@ -65,7 +79,8 @@ public static class CsvReport
             s.SpreadPercent, Bool(s.SpreadExceeded), .. NoiseFields(cell.Noise), string.Empty, string.Empty, modality.MessagesPerSecond.ModeCount,
             modality.MessagesPerSecond.Text, modality.LatencyP50 is { } p50 ? p50.ModeCount : string.Empty, modality.LatencyP50?.Text,
             string.Join(';', cell.Validity.Kinds), cell.Validity.Text,
-            Optional(s.MedianPrecisionPercent), cell.Stop == StopReason.None ? string.Empty : Snake(cell.Stop)];
+            Optional(s.MedianPrecisionPercent), cell.Stop == StopReason.None ? string.Empty : Snake(cell.Stop),
+            k.RatePerPublisher, string.Empty, string.Empty, Optional(cell.Search?.SustainableRatePerPublisher), cell.Search?.Result, string.Empty];
     }
 
     private static CsvField[] NoiseFields(NoiseMark noise) =>

@@ -50,6 +50,7 @@ public static class HtmlReport
         }
 
         AppendCells(html, doc.Cells, doc.Placement?.Description ?? string.Empty);
+        LoadTables.AppendHtml(html, doc.Load);
         AppendPrecision(html, report);
         // JsonSerializer's default encoder escapes <, > and & as \u003C etc., so no string can close this element.
         html.Append("<script type=\"application/json\" id=\"report-data\">")

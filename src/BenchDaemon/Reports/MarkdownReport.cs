@@ -37,6 +37,7 @@ public static class MarkdownReport
         }
 
         AppendCells(text, report.Cells, modality);
+        LoadTables.AppendMarkdown(text, report);
         AppendModality(text, [.. modality.Values], CellModality.DescribePlacements(report, strata));
         AppendPrecision(text, report);
         var published = PublishedRow.All(report);

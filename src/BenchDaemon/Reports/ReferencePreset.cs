@@ -8,7 +8,11 @@ public sealed record ReferencePreset(
     TimeSpan Duration,
     TimeSpan Warmup,
     IReadOnlyList<PresetCell> Cells,
-    IReadOnlyList<string> NotReproduced);
+    IReadOnlyList<string> NotReproduced)
+{
+    /// <summary>Saturation presets: every cell searches its sustainable rate with latency p99 within this; null for none.</summary>
+    public TimeSpan? SearchMaxP99Latency { get; init; }
+}
 
 /// <summary>A cell of a preset; <see cref="Published"/> is empty for cells run beside the published ones (FULL beside HEADER_ONLY).</summary>
 public sealed record PresetCell(CellKey Key, IReadOnlyList<PublishedFigure> Published);

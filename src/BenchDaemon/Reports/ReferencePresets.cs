@@ -12,7 +12,10 @@ public static class ReferencePresets
 
     public static IReadOnlyList<ReferencePreset> All { get; } = [Section1(), Section2(), Section3(), Section4(), Section5()];
 
-    public static ReferencePreset? Find(string id) => All.FirstOrDefault(p => string.Equals(p.Id, id, StringComparison.Ordinal));
+    /// <summary>Every preset a suite may name: these, then the saturation presets (which reproduce no published figure).</summary>
+    public static IReadOnlyList<ReferencePreset> Suites { get; } = [.. All, .. SaturationPresets.All];
+
+    public static ReferencePreset? Find(string id) => Suites.FirstOrDefault(p => string.Equals(p.Id, id, StringComparison.Ordinal));
 
     /// <summary>§1: the iceoryx2-from-C# blog, 1:1, header-only as published and FULL beside it.</summary>
     private static ReferencePreset Section1()

@@ -22,17 +22,21 @@ public sealed record ReportDocument(SuiteInfo Suite, ReportEnvironment Environme
     {
         var strata = CellModality.StrataOf(report);
         var cells = report.Cells.Select(c => new CellDocument(c.Key.Label, c.Key.Shape, c.Key, c.Duration.TotalSeconds, c.Warmup.TotalSeconds,
-            SummaryDocument.Of(c.Summary), c.Repetitions, c.Noise, c.NoisyAttempts ?? [], CellModality.Of(c, strata), c.Validity, c.Stop)).ToList();
+            SummaryDocument.Of(c.Summary), c.Repetitions, c.Noise, c.NoisyAttempts ?? [], CellModality.Of(c, strata), c.Validity, c.Stop, c.Search)).ToList();
         var suite = new SuiteInfo(report.SuiteId, report.Name, report.State, report.CreatedAt, report.EndedAt, report.Repetitions,
             report.PresetId, report.PresetTitle, report.PresetReproduces, report.Adaptive);
         return new ReportDocument(suite, report.Environment, cells, PublishedRow.All(report), comparison)
         {
             Placement = new PlacementDocument(strata.BoundaryNanoseconds, CellModality.DescribePlacements(report, strata)),
+            Load = LoadCurves.Of(report),
         };
     }
 
     /// <summary>How the repetitions' placement classes (each cell's modality.placements) were drawn from the suite's probes.</summary>
     public PlacementDocument? Placement { get; init; }
+
+    /// <summary>Latency against offered load (rate sweeps and searches); empty when the suite offered no load to plot against.</summary>
+    public IReadOnlyList<LoadChart> Load { get; init; } = [];
 
     public string ToJson(bool indented = true) => JsonSerializer.Serialize(this, new JsonSerializerOptions(JsonOptions) { WriteIndented = indented });
 }
@@ -46,9 +50,10 @@ public sealed record SuiteInfo(string Id, string Name, string State, DateTimeOff
 /// <param name="Modality">Whether the repetitions form several groups, and each repetition's placement class.</param>
 /// <param name="Validity">Which succeeded repetitions carry validity issues (each repetition lists its own).</param>
 /// <param name="Stop">Adaptive suites: why the cell took no more rounds (its precision is the summary's median_precision_percent).</param>
+/// <param name="RateSearch">Rate searches: the sustainable rate, how the search ended and every probe; absent otherwise.</param>
 public sealed record CellDocument(string Label, string Shape, CellKey Key, double DurationSeconds, double WarmupSeconds, SummaryDocument Summary,
     IReadOnlyList<RepetitionResult> Repetitions, NoiseMark Noise, IReadOnlyList<NoisyAttempt> NoisyAttempts, CellModality Modality, ValidityMark Validity,
-    StopReason Stop = StopReason.None);
+    StopReason Stop = StopReason.None, [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] RateSearchReport? RateSearch = null);
 
 /// <summary>The near–far boundary over the suite's probes (null: one class, or no probes) and the rule in words.</summary>
 public sealed record PlacementDocument(double? BoundaryNanoseconds, string Description);

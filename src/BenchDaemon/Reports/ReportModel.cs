@@ -28,7 +28,10 @@ public enum CellWait
     Block,
 }
 
-/// <summary>One cell of a suite's matrix: everything that makes two scenarios comparable, nothing about how long they ran.</summary>
+/// <summary>
+/// One cell of a suite's matrix: everything that makes two scenarios comparable, nothing about how long they ran. The
+/// offered rate per publisher (0 = closed loop) is part of it: a rate sweep's cells differ only there.
+/// </summary>
 public sealed record CellKey(
     string Transport,
     int PayloadBytes,
@@ -37,8 +40,12 @@ public sealed record CellKey(
     CellTopology Topology = CellTopology.AllToAll,
     CellAccess Access = CellAccess.Full,
     CellMode Mode = CellMode.Stream,
-    CellWait Wait = CellWait.Default)
+    CellWait Wait = CellWait.Default,
+    double RatePerPublisher = 0)
 {
+    /// <summary>"@ 10.0 K/s" per publisher for a rate-limited cell; null closed loop (what every label said before rates were keyed).</summary>
+    private string? RateText => RatePerPublisher > 0 ? $"@ {ReportFormatting.Count(RatePerPublisher)}/s" : null;
+
     /// <summary>A short label for tables and chart legends, e.g. "uds 1 KB 1:1 full".</summary>
     public string Label => string.Join(' ', new[]
     {
@@ -46,12 +53,14 @@ public sealed record CellKey(
         Access == CellAccess.Full ? "full" : "header-only",
         Mode == CellMode.RoundTrip ? "round-trip" : null,
         Wait == CellWait.Default ? null : Wait.ToString().ToLowerInvariant(),
+        RateText,
     }.Where(p => p is not null));
 
     /// <summary>The cell's shape without transport and payload: the charts draw one series per transport within it.</summary>
     public string Shape => $"{Publishers}:{Subscribers}{(Topology == CellTopology.Paired ? " paired" : string.Empty)}, " +
         $"{(Access == CellAccess.Full ? "full" : "header-only")}, {(Mode == CellMode.RoundTrip ? "round trip" : "stream")}" +
-        (Wait == CellWait.Default ? string.Empty : $", {Wait.ToString().ToLowerInvariant()}");
+        (Wait == CellWait.Default ? string.Empty : $", {Wait.ToString().ToLowerInvariant()}") +
+        (RateText is { } rate ? $", {rate} per publisher" : string.Empty);
 }
 
 /// <summary>What a report is made from: the suite, where it ran, and every cell with every repetition.</summary>
@@ -108,10 +117,11 @@ public sealed record ReportEnvironment(
 
 /// <summary>
 /// A cell and its repetitions in round order (each round's last attempt); for presets, the published figures it
-/// reproduces; the attempts max_noise_percent failed, retried or not; in an adaptive suite, why it took no more rounds.
+/// reproduces; the attempts max_noise_percent failed, retried or not; in an adaptive suite, why it took no more rounds;
+/// in a rate search, its probes and answer.
 /// </summary>
 public sealed record ReportCell(CellKey Key, TimeSpan Duration, TimeSpan Warmup, IReadOnlyList<RepetitionResult> Repetitions, IReadOnlyList<PublishedFigure> Published,
-    IReadOnlyList<NoisyAttempt>? NoisyAttempts = null, StopReason Stop = StopReason.None)
+    IReadOnlyList<NoisyAttempt>? NoisyAttempts = null, StopReason Stop = StopReason.None, RateSearchReport? Search = null)
 {
     public CellSummary Summary => RepetitionStats.Summarize(Repetitions);
 
@@ -183,7 +193,8 @@ public sealed record NoiseMark(int Retries, IReadOnlyList<double> RetriedNoisePe
 
 /// <summary>
 /// One scenario of a cell. A failed one keeps its error and adds nothing to the cell's statistics. The core-to-core
-/// probe taken before it says where its vCPUs sat (<see cref="PlacementStrata"/>).
+/// probe taken before it says where its vCPUs sat (<see cref="PlacementStrata"/>). Rate-limited, the publishers' lag
+/// behind their intended send times at p99 (null closed loop, and in reports written before it was kept).
 /// </summary>
 public sealed record RepetitionResult(
     int Round,
@@ -196,7 +207,8 @@ public sealed record RepetitionResult(
     LatencyPercentiles Latency,
     IReadOnlyList<SeriesPoint> Series,
     double? ProbeNanoseconds = null,
-    IReadOnlyList<ValidityIssue>? Validity = null)
+    IReadOnlyList<ValidityIssue>? Validity = null,
+    double? SenderLagP99Nanoseconds = null)
 {
     public bool Succeeded => Error is null;
 

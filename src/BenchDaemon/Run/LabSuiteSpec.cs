@@ -52,6 +52,8 @@ internal static class LabSuiteSpec
             spec.Name = $"{Name} --preset {preset}";
             spec.Duration = settings.DurationGiven ? Duration.FromTimeSpan(settings.Duration) : null;
             spec.Warmup = settings.WarmupGiven ? Duration.FromTimeSpan(settings.Warmup) : null;
+            // As locally: a search bound overrides a saturation preset's own (rates with a preset the daemon refuses).
+            AddLoad(spec, settings);
             return spec;
         }
 
@@ -68,6 +70,31 @@ internal static class LabSuiteSpec
         spec.Duration = Duration.FromTimeSpan(settings.Duration);
         spec.Warmup = Duration.FromTimeSpan(settings.Warmup);
         spec.RatePerPublisher = settings.Rate;
+        AddLoad(spec, settings);
         return spec;
+    }
+
+    /// <summary>--rates (a sweep: rate_per_publisher stays 0) and --find-max-rate, as run hands them to its local suite.</summary>
+    private static void AddLoad(SuiteSpec spec, RunSettings settings)
+    {
+        if (settings.Load is not { } load)
+        {
+            return;
+        }
+
+        if (load.Search is { } search)
+        {
+            spec.RateSearch = Control.SuiteRates.ToProto(search);
+        }
+
+        if (load.Rates.Count > 1)
+        {
+            spec.RatePerPublisher = 0;
+            spec.RatesPerPublisher.AddRange(load.Rates);
+        }
+        else if (load.Rates.Count == 1 && spec.Preset.Length == 0)
+        {
+            spec.RatePerPublisher = load.Rates[0];
+        }
     }
 }

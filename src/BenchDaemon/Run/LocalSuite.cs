@@ -85,12 +85,14 @@ internal static class LocalSuite
 
     /// <summary>
     /// Finished scenarios in the order they ran (round by round, a round's noise-retried attempts first), the running one
-    /// left out. The rounds are those taken so far, so an adaptive suite's cells that stopped early simply have no more.
+    /// left out. The rounds are those taken so far, so an adaptive suite's cells that stopped early simply have no more; a
+    /// rate search's probes follow their cell's closed-loop round.
     /// </summary>
     private static IEnumerable<string> Finished(SuiteSnapshot suite) =>
         RoundPlanner.Plan(Math.Max(1, suite.Cells.Count), Math.Max(1, suite.Cells.Select(c => c.ScenarioIds.Count).DefaultIfEmpty(0).Max()))
             .Where(step => step.Cell < suite.Cells.Count && suite.Cells[step.Cell].ScenarioIds.Count >= step.Round)
             .SelectMany(step => suite.Cells[step.Cell].NoisyAttempts.Where(a => a.Round == step.Round && a.Retried).Select(a => a.ScenarioId)
-                .Append(suite.Cells[step.Cell].ScenarioIds[step.Round - 1]))
+                .Append(suite.Cells[step.Cell].ScenarioIds[step.Round - 1])
+                .Concat(step.Round == 1 ? suite.Cells[step.Cell].Probes.Select(p => p.ScenarioId) : []))
             .Where(id => id != suite.RunningScenarioId);
 }

@@ -118,7 +118,7 @@ public static class RunCommand
             ? $" in interleaved rounds until each cell's median msg/s is within ±{adaptive.PrecisionPercent:0.###} % " +
               $"({Reports.RoundPlanner.MinAdaptiveRepetitions}-{adaptive.MaxRepetitions} rounds)"
             : plan.Repetitions > 1 ? $" in {plan.Repetitions} interleaved rounds" : string.Empty;
-        Console.Error.WriteLine($"Running {(plan.Adaptive is null ? string.Empty : "at most ")}{total} scenarios of {first.Duration!.Value.TotalSeconds:0.###} s " +
+        Console.Error.WriteLine($"Running {(plan.Adaptive is null && plan.Search is null ? string.Empty : "at most ")}{total} scenarios of {first.Duration!.Value.TotalSeconds:0.###} s " +
             $"(+{first.Warmup.TotalSeconds:0.###} s warmup){rounds}; results in {settings.OutputDirectory}");
 
         var results = new List<Scenario>();
@@ -134,7 +134,7 @@ public static class RunCommand
 
         Console.Out.Write(ResultTables.Render(results));
         var (report, comparison) = await LocalSuite.ReportAsync(services, suite, settings.OutputDirectory, settings.Baseline).ConfigureAwait(false);
-        if (plan.Preset.Length > 0 || plan.Repetitions > 1 || plan.Adaptive is not null)
+        if (plan.Preset.Length > 0 || plan.Repetitions > 1 || plan.Adaptive is not null || plan.Search is not null || settings.Load?.Rates.Count > 1)
         {
             // Medians with min–max per cell, and for a preset the published-vs-measured table.
             Console.Out.WriteLine();
@@ -177,6 +177,13 @@ public static class RunCommand
                 spec.TargetPrecisionPercent = presetTarget;
             }
 
+            // A search bound overrides a saturation preset's own; rates are refused with any preset, as StartSuite refuses them.
+            if (settings.Load is { } load)
+            {
+                spec.RateSearch = load.Search is { } presetSearch ? SuiteRates.ToProto(presetSearch) : null;
+                spec.RatesPerPublisher.AddRange(load.Rates.Count > 1 ? load.Rates : []);
+            }
+
             // As run's own matrix skips a transport this machine lacks, a preset runs its other cells (StartSuite refuses instead).
             var presetTransports = Reports.ReferencePresets.Find(preset)?.Cells.Select(c => c.Key.Transport).Distinct().ToList() ?? [];
             var available = SelectTransports(registry, presetTransports, launcher).Select(t => t.Id).ToHashSet(StringComparer.Ordinal);
@@ -189,10 +196,12 @@ public static class RunCommand
             from transport in transports
             from access in settings.Access
             from payload in settings.Payloads
-            select validator.Resolve(BuildSpec(settings, transport, access, payload))).ToList();
+            from rate in settings.Load?.Rates ?? [settings.Rate]
+            select validator.Resolve(BuildSpec(settings, transport, access, payload, rate))).ToList();
         return new SuitePlan("run", string.Empty, settings.Repetitions, cells)
         {
             Adaptive = settings.TargetPrecisionPercent is { } target ? new AdaptiveTarget(target, settings.MaxRepetitions) : null,
+            Search = settings.Load?.Search,
         };
     }
 
@@ -229,7 +238,7 @@ public static class RunCommand
         return selected;
     }
 
-    private static ScenarioSpec BuildSpec(RunSettings settings, ITransport transport, PayloadAccess access, int payload)
+    private static ScenarioSpec BuildSpec(RunSettings settings, ITransport transport, PayloadAccess access, int payload, double rate)
     {
         var spec = new ScenarioSpec
         {
@@ -239,7 +248,7 @@ public static class RunCommand
             PayloadBytes = payload,
             Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Duration),
             Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup),
-            RatePerPublisher = settings.Rate,
+            RatePerPublisher = rate,
             LatencySampleEvery = settings.LatencySampleEvery,
             Topology = settings.Topology,
             PayloadAccess = access,

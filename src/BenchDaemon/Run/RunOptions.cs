@@ -115,11 +115,14 @@ internal sealed class RunOptions
 
     /// <summary>--daemons and its client options: `run` on a lab's daemons rather than in process.</summary>
     public LabOptions Lab { get; } = new();
+    /// <summary>--rates and --find-max-rate's options.</summary>
+    public OfferedLoadOptions Load { get; } = new();
 
     public IEnumerable<Option> All =>
     [
         Transports, Payloads, Publishers, Subscribers, Duration, Warmup, Access, Topology, Mode, Wait, Rate, SampleEvery,
         PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Precision, MaxRepetitions, Output, Baseline, .. Lab.All,
+        .. Load.All,
     ];
 
     /// <summary>
@@ -179,6 +182,7 @@ internal sealed class RunOptions
             WarmupGiven = result.GetResult(Warmup) is { Implicit: false },
             Baseline = LocalSuite.ReadBaseline(result.GetValue(Baseline)),
             Lab = Lab.Read(result),
+            Load = Load.Read(result, result.GetValue(Rate), ParseRepetitions(result.GetValue(Repetitions)!), result.GetValue(SampleEvery)),
         };
 
     public static TimeSpan ParseDuration(string option, string value)
@@ -352,6 +356,8 @@ internal sealed record RunSettings(
 
     /// <summary>--daemons: the daemons to run the suite on; null runs it in process.</summary>
     public LabSettings? Lab { get; init; }
+    /// <summary>--rates, or --find-max-rate's search.</summary>
+    public OfferedLoad? Load { get; init; }
 }
 
 internal sealed record RunPlacement(string PublisherCpus, string SubscriberCpus, int RealtimePriority, bool LockMemory);

@@ -12,8 +12,11 @@ public sealed record SuitePlan(string Name, string Preset, int Repetitions, IRea
     /// <summary>Adaptive repetitions (<see cref="AdaptiveRounds"/>); null for fixed ones.</summary>
     public AdaptiveTarget? Adaptive { get; init; }
 
-    /// <summary>The most scenarios it runs, noise retries aside: every cell's fixed rounds or adaptive bound.</summary>
-    public int MaxScenarios => Cells.Count * (Adaptive?.MaxRepetitions ?? Repetitions);
+    /// <summary>A sustainable-rate search per cell (<see cref="RateSearchSteps"/>); null for none. Its cells run closed loop, once.</summary>
+    public RateSearchSpec? Search { get; init; }
+
+    /// <summary>The most scenarios it runs, noise retries aside: every cell's fixed rounds, adaptive bound or search probes.</summary>
+    public int MaxScenarios => Cells.Count * (Search is { } search ? 1 + search.MaxSteps : Adaptive?.MaxRepetitions ?? Repetitions);
 }
 
 /// <summary>
@@ -38,6 +41,7 @@ public sealed class SuiteRun
     private readonly RunSpec[] _cellSpecs;
     private readonly List<double>[] _succeededRates;
     private readonly AdaptiveRounds? _adaptive;
+    private readonly RateSearchSteps[]? _searches;
     private TaskCompletionSource _changed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private SuiteRunState _state = SuiteRunState.Pending;
     private string _error = string.Empty;
@@ -61,6 +65,7 @@ public sealed class SuiteRun
         _cellSpecs = [.. plan.Cells.Select(c => c.ToRunSpec())];
         _succeededRates = [.. plan.Cells.Select(_ => new List<double>())];
         _adaptive = plan.Adaptive is { } target ? new AdaptiveRounds(plan.Cells.Count, target) : null;
+        _searches = plan.Search is { } search ? [.. plan.Cells.Select(_ => new RateSearchSteps(search))] : null;
     }
 
     public string Id { get; }
@@ -117,7 +122,11 @@ public sealed class SuiteRun
                 _state = SuiteRunState.Running;
                 _startedAt = DateTime.UtcNow;
             });
-            if (_adaptive is null)
+            if (_searches is not null)
+            {
+                await RunSearchesAsync(scenarios, _searches, cellDone).ConfigureAwait(false);
+            }
+            else if (_adaptive is null)
             {
                 foreach (var step in RoundPlanner.Plan(Plan.Cells.Count, Plan.Repetitions))
                 {
@@ -162,9 +171,11 @@ public sealed class SuiteRun
             {
                 NoisyAttempts = [.. _noisyAttempts[i]],
                 Stop = _adaptive?.Stop(i) ?? CellStop.Unspecified,
+                Probes = _searches is null ? [] : [.. _searches[i].Probes],
+                Search = _searches?[i].Outcome(),
             }).ToList();
             return new SuiteSnapshot(Id, Plan.Name, Plan.Preset, Plan.Repetitions, _state, _error, CreatedAt, _startedAt, _endedAt, cells, _done,
-                _current?.Round, _current?.Cell, _running?.Id) { Adaptive = Plan.Adaptive };
+                _current?.Round, _current?.Cell, _running?.Id) { Adaptive = Plan.Adaptive, RateSearch = Plan.Search };
         }
     }
 
@@ -204,26 +215,67 @@ public sealed class SuiteRun
     }
 
     /// <summary>
+    /// Cell after cell: its closed-loop scenario (the cell's one round, bounding the ramp), then its rate-limited probes,
+    /// each an ordinary scenario of the suite judged by <see cref="RateProbeVerdict"/>.
+    /// </summary>
+    private async Task RunSearchesAsync(ScenarioManager scenarios, RateSearchSteps[] searches, Action cellDone)
+    {
+        for (int cell = 0; cell < searches.Length && !_stopRequested.Task.IsCompleted; cell++)
+        {
+            var spec = Plan.Cells[cell];
+            var closedLoop = (await RunRoundAsync(scenarios, new PlannedRun(1, cell), cellDone).ConfigureAwait(false)).Snapshot();
+            double? perPublisher = closedLoop is { State: RunState.Completed, Stats: { } stats }
+                ? stats.MessagesPerSecond / (spec.Publishers * spec.SubscribersPerPublisher) : null;
+            double? rate = null;
+            Update(() =>
+            {
+                searches[cell].ClosedLoop(perPublisher, closedLoop.Error.Length > 0 ? closedLoop.Error : closedLoop.State.ToString().ToUpperInvariant());
+                rate = searches[cell].Next();
+            });
+            while (rate is { } offered && !_stopRequested.Task.IsCompleted)
+            {
+                var probeSpec = ProbeSpec(spec, offered, Plan.Search!);
+                var probe = (await RunRoundAsync(scenarios, new PlannedRun(1, cell), cellDone, probeSpec).ConfigureAwait(false)).Snapshot();
+                var reason = RateProbeVerdict.Judge(Plan.Search!, probeSpec, probe);
+                Update(() =>
+                {
+                    searches[cell].Record(new RateProbeRecord(offered, probe.Id, reason.Length == 0, reason));
+                    rate = searches[cell].Next();
+                });
+            }
+        }
+    }
+
+    /// <summary>The cell at an offered rate: latency sampled as a rate-limited run samples it (every message, unless asked otherwise).</summary>
+    internal static ResolvedSpec ProbeSpec(ResolvedSpec cell, double rate, RateSearchSpec search) => cell with
+    {
+        RatePerPublisher = rate,
+        LatencySampleEvery = Workload.LatencySampling.Resolve(search.LatencySampleEvery, cell.RoundTrip, rate),
+    };
+
+    /// <summary>
     /// One round of one cell: its scenario, and while that FAILED on max_noise_percent, up to two more right away. Noise
     /// is others' CPU, which comes and goes (a build, a backup, a cron job), so an immediate retry usually measures a
     /// quiet machine; any other failure says something about the cell and is kept as it is. Each attempt has released
     /// its agents, shared memory and sockets (its Completion) before the next starts.
     /// </summary>
-    private async Task RunRoundAsync(ScenarioManager scenarios, PlannedRun step, Action cellDone)
+    /// <param name="probe">A rate search's probe of the cell: not one of its rounds (the search keeps its id), so no round's id or rate.</param>
+    /// <returns>The round's last attempt.</returns>
+    private async Task<ScenarioRun> RunRoundAsync(ScenarioManager scenarios, PlannedRun step, Action cellDone, ResolvedSpec? probe = null)
     {
         for (int attempt = 0; ; attempt++)
         {
-            var run = scenarios.Start(Plan.Cells[step.Cell], suiteId: Id);
+            var run = scenarios.Start(probe ?? Plan.Cells[step.Cell], suiteId: Id);
             Update(() =>
             {
                 _current = step;
                 _running = run;
                 var ids = _scenarioIds[step.Cell];
-                if (attempt == 0)
+                if (probe is null && attempt == 0)
                 {
                     ids.Add(run.Id);
                 }
-                else
+                else if (probe is null)
                 {
                     // The retry stands for the round; the attempt it replaces stays among the noisy attempts.
                     ids[^1] = run.Id;
@@ -250,14 +302,14 @@ public sealed class SuiteRun
                     _noisyAttempts[step.Cell].Add(new NoisyAttemptRecord(step.Round, run.Id, noise, retry));
                 }
 
-                if (!retry && rate is { } succeeded)
+                if (!retry && probe is null && rate is { } succeeded)
                 {
                     _succeededRates[step.Cell].Add(succeeded);
                 }
             });
             if (!retry)
             {
-                return;
+                return run;
             }
         }
     }
@@ -281,6 +333,11 @@ public sealed class SuiteRun
     private void Finish(SuiteRunState state, string error) => Update(() =>
     {
         _adaptive?.EndSuite();
+        foreach (var search in _searches ?? [])
+        {
+            search.Abandon();
+        }
+
         _state = state;
         _error = error;
         _endedAt = DateTime.UtcNow;

@@ -73,6 +73,45 @@ internal static class ReportSamples
     }
 
     /// <summary>
+    /// Offered load at 1 KB 1:1: uds swept at 1 K, 10 K and 100 K msg/s per publisher (a cell each); shm-ring's rate search
+    /// (closed-loop cell, four probes, sustainable at 40 K with the 80 K probe failing); tcp's search, whose lowest probe
+    /// failed (no sustainable rate). Latency grows with the offered rate, steeply past what a transport sustains.
+    /// </summary>
+    public static SuiteReport Load(string name = "offered load")
+    {
+        var random = new Random(26);
+        RepetitionResult At(CellKey key, double rate, string id, double p50)
+        {
+            var r = Repetition(random, key, 1, id, failed: false);
+            return r with
+            {
+                MessagesPerSecond = rate,
+                BytesPerSecond = rate * key.PayloadBytes,
+                Latency = new LatencyPercentiles((long)rate, p50, p50 * 1.5, p50 * 3, p50 * 6, p50 * 12, p50 * 30),
+            };
+        }
+
+        var cells = new List<ReportCell>();
+        foreach (var (rate, p50) in new[] { (1e3, 9e3), (1e4, 11e3), (1e5, 40e3) })
+        {
+            var key = new CellKey("uds", 1024, RatePerPublisher: rate);
+            cells.Add(new ReportCell(key, TimeSpan.FromSeconds(1), TimeSpan.Zero, [At(key, rate, $"uds-{rate}", p50)], []));
+        }
+
+        var shm = new CellKey("shm-ring", 1024);
+        var probes = new[] { (2.5e3, true, 2e3), (1e4, true, 2.2e3), (4e4, true, 3e3), (8e4, false, 900e3) }
+            .Select((p, i) => new RateProbeResult(p.Item1, p.Item2, p.Item2 ? string.Empty : "latency p99 2.7 ms above the bound 1 ms",
+                At(shm, p.Item2 ? p.Item1 : p.Item1 * 0.9, $"shm-probe-{i}", p.Item3) with { SenderLagP99Nanoseconds = p.Item2 ? 1500 : 800e3 })).ToList();
+        cells.Add(new ReportCell(shm, TimeSpan.FromSeconds(1), TimeSpan.Zero, [At(shm, 6e5, "shm-closed", 400e3)], [],
+            Search: new RateSearchReport(4e4, 8e4, "max_steps (4) reached: bracketed within 100 %", probes)));
+        var tcp = new CellKey("tcp", 1024);
+        cells.Add(new ReportCell(tcp, TimeSpan.FromSeconds(1), TimeSpan.Zero, [At(tcp, 1.2e5, "tcp-closed", 600e3)], [],
+            Search: new RateSearchReport(null, 469, "no sustainable rate: the lowest probe (469 msg/s per publisher) failed: sender lag dominates",
+                [new RateProbeResult(469, false, "sender lag dominates", At(tcp, 469, "tcp-probe-0", 1.5e6))])));
+        return new SuiteReport("suite-0026", name, "COMPLETED", new DateTimeOffset(2026, 11, 26, 0, 0, 0, TimeSpan.Zero), null, 1, Environment, cells);
+    }
+
+    /// <summary>
     /// The same matrix run again under another id: uds 20 % slower (REGRESSED), shm-ring 20 % faster (IMPROVED), latency
     /// moving the other way, every other cell's figures as they were (SAME).
     /// </summary>
