@@ -74,4 +74,27 @@ public sealed class ShiftTestTests
             Assert.Equal((PlacementStrata.Near, PlacementStrata.Far), (strata.ClassOf(110), strata.ClassOf(470)));
         }
     }
+    [Theory]
+    [InlineData(5.2, 3.0, 7.5, 0.01, Verdict.Same)] // the point beyond 5 %, the interval reaching within it: not shown
+    [InlineData(5.8, 5.5, 7.5, 0.01, Verdict.Improved)] // the whole interval beyond
+    [InlineData(5.8, 5.5, 7.5, 0.2, Verdict.Same)] // beyond, but not significant
+    [InlineData(-6.0, -8.0, -5.0, 0.01, Verdict.Same)] // a bound of exactly the threshold is not beyond it
+    [InlineData(-6.0, -8.0, -5.1, 0.01, Verdict.Regressed)]
+    public void Decide_NeedsSignificance_AndTheWholeIntervalBeyondTheThreshold(double shift, double low, double high, double p, Verdict expected)
+    {
+        var tested = new MetricChange("messages_per_second", "msg/s", 100, 100 + shift, 1 + shift / 100, shift, HigherIsBetter: true, Verdict.Unspecified)
+        {
+            ShiftPercent = shift,
+            ShiftCiLowPercent = low,
+            ShiftCiHighPercent = high,
+        };
+
+        var decided = CellComparer.Decide(tested, p, thresholdPercent: 5);
+
+        Assert.Equal(expected, decided.Verdict);
+        if (expected == Verdict.Same && p <= ShiftTest.Alpha)
+        {
+            Assert.EndsWith("significant, but the interval reaches within ±5 %", decided.Note, StringComparison.Ordinal);
+        }
+    }
 }
