@@ -33,7 +33,7 @@ internal static class LabChannels
     }
 
     /// <summary>The system's verdict, or else a chain that only lacked a trusted root and ends in one of --ca-file's; a wrong name is never forgiven.</summary>
-    private static bool Trusts(X509Certificate? certificate, SslPolicyErrors errors, X509Certificate2Collection trusted)
+    internal static bool Trusts(X509Certificate? certificate, SslPolicyErrors errors, X509Certificate2Collection trusted)
     {
         if (errors == SslPolicyErrors.None)
         {

@@ -13,12 +13,12 @@ namespace IpcBench.Daemon.Run;
 /// </summary>
 internal sealed class LabOptions
 {
-    public Option<string?> Daemons { get; } = Checked(new Option<string?>("--daemons")
+    public Option<string?> Daemons { get; } = RunOptions.Checked(new Option<string?>("--daemons")
     {
         Description = "Run the suite on these daemons and report them side by side: comma-separated host:port, http://host:port or https://host:port",
     }, value => LabDaemons.FromList("--daemons", value, tls: false));
 
-    public Option<string?> DaemonsFile { get; } = Checked(new Option<string?>("--daemons-file")
+    public Option<string?> DaemonsFile { get; } = RunOptions.Checked(new Option<string?>("--daemons-file")
     {
         Description = "As --daemons, from a YAML file naming each machine: machines: [{name: lab-01, address: \"https://10.0.0.5:5051\"}]",
     }, value => LabDaemons.FromFile("--daemons-file", value, tls: false));
@@ -28,12 +28,12 @@ internal sealed class LabOptions
         Description = "With --daemons: one daemon's suite after the other (machines that share a host, a NIC or a power budget); default all at once",
     };
 
-    public Option<string?> CaFile { get; } = Checked(new Option<string?>("--ca-file")
+    public Option<string?> CaFile { get; } = RunOptions.Checked(new Option<string?>("--ca-file")
     {
         Description = "With --daemons: PEM certificate(s) to trust for the daemons' TLS (self-signed or a lab CA); host:port addresses then use https",
     }, value => LoadCertificates(value));
 
-    public Option<string?> TokenFile { get; } = Checked(new Option<string?>("--token-file")
+    public Option<string?> TokenFile { get; } = RunOptions.Checked(new Option<string?>("--token-file")
     {
         Description = "With --daemons: file holding the daemons' bearer token (chmod 600; never on the command line)",
     }, value => ReadToken(value));
@@ -130,22 +130,6 @@ internal sealed class LabOptions
         return token.Length > 0 && token.All(c => c is >= '!' and <= '~')
             ? token
             : throw new ArgumentException($"--token-file {path}: must hold one token of printable ASCII without blanks (e.g. openssl rand -hex 32)");
-    }
-
-    private static Option<T> Checked<T>(Option<T> option, Action<T> parse)
-    {
-        option.Validators.Add(result =>
-        {
-            try
-            {
-                parse(result.GetValueOrDefault<T>());
-            }
-            catch (ArgumentException e)
-            {
-                result.AddError(e.Message);
-            }
-        });
-        return option;
     }
 }
 

@@ -211,7 +211,7 @@ internal sealed class RunOptions
     private static bool IsAuto(string? value) => string.Equals(value, "auto", StringComparison.OrdinalIgnoreCase);
 
     /// <summary>Runs <paramref name="parse"/> on the option's value while parsing; its ArgumentException becomes the parse error.</summary>
-    private static Option<T> Checked<T>(Option<T> option, Action<T> parse)
+    internal static Option<T> Checked<T>(Option<T> option, Action<T> parse)
     {
         option.Validators.Add(result =>
         {

@@ -84,26 +84,9 @@ internal static class GrpcClients
             Marshallers.Create(r => r.ToByteArray(), parser.ParseFrom));
     }
 
-    private static bool TrustsServer(X509Certificate? certificate, SslPolicyErrors errors, X509Certificate2 trusted)
-    {
-        if (errors == SslPolicyErrors.None)
-        {
-            return true;
-        }
-
-        // Only an untrusted chain can be forgiven by the extra root; a wrong name or a missing certificate cannot.
-        if (certificate is null || errors != SslPolicyErrors.RemoteCertificateChainErrors)
-        {
-            return false;
-        }
-
-        using var chain = new X509Chain();
-        chain.ChainPolicy.TrustMode = X509ChainTrustMode.CustomRootTrust;
-        chain.ChainPolicy.CustomTrustStore.Add(trusted);
-        chain.ChainPolicy.RevocationMode = X509RevocationMode.NoCheck;
-        using var server = new X509Certificate2(certificate);
-        return chain.Build(server);
-    }
+    /// <summary>The rule `run --daemons` uses: the system's verdict, or an untrusted chain ending in the extra root; never a wrong name.</summary>
+    private static bool TrustsServer(X509Certificate? certificate, SslPolicyErrors errors, X509Certificate2 trusted) =>
+        Run.LabChannels.Trusts(certificate, errors, [trusted]);
 
     private sealed class AuthorizationHeader(string value) : DelegatingHandler
     {
