@@ -15,6 +15,7 @@ public sealed class ScenarioProtosTests
         { typeof(RunPayloadAccess), typeof(PayloadAccess) },
         { typeof(RunMode), typeof(Mode) },
         { typeof(RunLatencyKind), typeof(LatencyKind) },
+        { typeof(Model.ValidityKind), typeof(V1.ValidityKind) },
     };
 
     /// <summary>The mapping casts enums: the engine's must carry the proto's names and numbers, no more, no fewer.</summary>

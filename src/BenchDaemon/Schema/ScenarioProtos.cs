@@ -151,7 +151,7 @@ public static class ScenarioProtos
             SenderLag = s.SenderLag is { } lag ? ToProto(lag) : null,
         };
         stats.Processes.AddRange(s.Processes.Select(ToProto));
-        stats.Validity.AddRange(s.Validity.Select(n => new V1.ValidityNote { Kind = ToProto(n.Kind), Detail = n.Detail }));
+        stats.Validity.AddRange(s.Validity.Select(n => new V1.ValidityNote { Kind = (V1.ValidityKind)n.Kind, Detail = n.Detail }));
         if (s.NoisePercent is { } noise)
         {
             stats.NoisePercent = noise;
@@ -180,25 +180,7 @@ public static class ScenarioProtos
         WarmupNoisePercent = s.HasWarmupNoisePercent ? s.WarmupNoisePercent : null,
         LoadAverage1m = s.HasLoadAverage1M ? s.LoadAverage1M : null,
         SenderLag = s.SenderLag is { } lag ? FromProto(lag) : null,
-        Validity = [.. s.Validity.Where(n => n.Kind != V1.ValidityKind.Unspecified).Select(n => new Model.ValidityNote(FromProto(n.Kind), n.Detail))],
-    };
-
-    public static V1.ValidityKind ToProto(Model.ValidityKind kind) => kind switch
-    {
-        Model.ValidityKind.RateShortfall => V1.ValidityKind.RateShortfall,
-        Model.ValidityKind.ReceiversBehind => V1.ValidityKind.ReceiversBehind,
-        Model.ValidityKind.SenderLagDominates => V1.ValidityKind.SenderLagDominates,
-        Model.ValidityKind.NoiseAboveLimit => V1.ValidityKind.NoiseAboveLimit,
-        _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, null),
-    };
-
-    public static Model.ValidityKind FromProto(V1.ValidityKind kind) => kind switch
-    {
-        V1.ValidityKind.RateShortfall => Model.ValidityKind.RateShortfall,
-        V1.ValidityKind.ReceiversBehind => Model.ValidityKind.ReceiversBehind,
-        V1.ValidityKind.SenderLagDominates => Model.ValidityKind.SenderLagDominates,
-        V1.ValidityKind.NoiseAboveLimit => Model.ValidityKind.NoiseAboveLimit,
-        _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, null),
+        Validity = [.. s.Validity.Where(n => n.Kind != V1.ValidityKind.Unspecified).Select(n => new Model.ValidityNote((Model.ValidityKind)n.Kind, n.Detail))],
     };
 
     public static SenderLagStats ToProto(SenderLagSummary s) => new()
