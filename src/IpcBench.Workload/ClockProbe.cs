@@ -14,18 +14,7 @@ public sealed record ClockProbe(string Source, double ReadNanoseconds)
     public static ClockProbe Measure() => new(ReadSource(), MedianReadNanoseconds());
 
     /// <summary>The kernel's current clocksource, e.g. "tsc"; "unknown" where the file is missing (not Linux, a container without /sys).</summary>
-    public static string ReadSource()
-    {
-        try
-        {
-            var text = File.ReadAllText(SourceFile).Trim();
-            return text.Length > 0 ? text : "unknown";
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return "unknown";
-        }
-    }
+    public static string ReadSource() => Placement.SysFiles.ReadTrimmed(SourceFile) is { Length: > 0 } source ? source : Placement.SysFiles.Unknown;
 
     /// <summary>
     /// Median over a few batches of back-to-back reads: a batch the scheduler interrupted is an outlier, not the cost.

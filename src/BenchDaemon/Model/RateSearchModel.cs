@@ -8,7 +8,7 @@ namespace IpcBench.Daemon.Model;
 /// </summary>
 public sealed record RateSearchSpec(TimeSpan MaxP99Latency, double MinDeliveredRatio, int MaxSteps, int LatencySampleEvery = 0)
 {
-    public const double DefaultMinDeliveredRatio = 0.99;
+    public const double DefaultMinDeliveredRatio = ValidityRules.MinimumDeliveredShare;
     public const int DefaultMaxSteps = 10;
     public const int MinSteps = 2;
     public const int MaxMaxSteps = 30;

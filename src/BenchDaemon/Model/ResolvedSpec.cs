@@ -35,6 +35,12 @@ public sealed record ResolvedSpec(
 
     public int SubscribersPerPublisher => Paired ? 1 : Subscribers;
 
+    /// <summary>Deliveries when every publisher sends one message: the factor between a per-publisher rate and delivered msg/s.</summary>
+    public int FanOut => Publishers * SubscribersPerPublisher;
+
+    /// <summary>What a rate-limited scenario offers, in deliveries per second (as messages_per_second counts them); 0 in closed loop.</summary>
+    public double OfferedMessagesPerSecond => RatePerPublisher * FanOut;
+
     /// <summary>What the transport is told about publisher <paramref name="index"/> of this scenario.</summary>
     public PublisherOptions PublisherOptions(TransportEnvironment environment, string scenarioKey, int index) =>
         new(environment, scenarioKey, index, SubscribersPerPublisher, Publishers, Subscribers, MaxMessageBytes, WaitMode, RoundTrip);

@@ -42,7 +42,7 @@ public static class ValidityRules
         double delivered = stats.MessagesPerSecond;
         if (spec.RatePerPublisher > 0)
         {
-            double offered = spec.RatePerPublisher * spec.Publishers * spec.SubscribersPerPublisher;
+            double offered = spec.OfferedMessagesPerSecond;
             if (delivered < MinimumDeliveredShare * offered)
             {
                 notes.Add(new(ValidityKind.RateShortfall, Invariant(

@@ -47,7 +47,7 @@ internal sealed class ScenarioSeries
         if (spec.RatePerPublisher > 0)
         {
             // In deliveries, as the received counters count: what the dashboard sets the delivered rate against.
-            Add(families.OfferedMessagesPerSecond.WithLabels(_id, _transport)).Set(spec.RatePerPublisher * spec.Publishers * spec.SubscribersPerPublisher);
+            Add(families.OfferedMessagesPerSecond.WithLabels(_id, _transport)).Set(spec.OfferedMessagesPerSecond);
         }
     }
 

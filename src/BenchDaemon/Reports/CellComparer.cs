@@ -15,15 +15,15 @@ internal static class CellComparer
         ("bytes_per_second", "B/s", true, r => r.BytesPerSecond),
         ("latency_p50", "ns", false, r => r.Latency.P50),
         ("latency_p99", "ns", false, r => r.Latency.P99),
-        ("daemon_cpu_ns_per_message", "ns", false, r => CpuPerMessage(r.DaemonCpuPercent, r)),
-        ("agents_cpu_ns_per_message", "ns", false, r => CpuPerMessage(r.AgentsCpuPercent, r)),
+        ("daemon_cpu_ns_per_message", "ns", false, r => RepetitionStats.CpuNanosecondsPerMessage(r.DaemonCpuPercent, r.MessagesPerSecond)),
+        ("agents_cpu_ns_per_message", "ns", false, r => RepetitionStats.CpuNanosecondsPerMessage(r.AgentsCpuPercent, r.MessagesPerSecond)),
     ];
 
     public static List<MetricChange> Test(ReportCell baseline, ReportCell candidate, PlacementStrata strata)
     {
         var b = baseline.Repetitions.Where(r => r.Succeeded).ToList();
         var c = candidate.Repetitions.Where(r => r.Succeeded).ToList();
-        var classes = b.Concat(c).Select(r => strata.ClassOf(r.ProbeNanoseconds)).Distinct().OrderBy(Order).ToList();
+        var classes = b.Concat(c).Select(r => strata.ClassOf(r.ProbeNanoseconds)).Distinct().OrderBy(PlacementStrata.Rank).ToList();
         var changes = new List<MetricChange>(classes.Count * Metrics.Length);
         foreach (var placement in classes)
         {
@@ -118,16 +118,4 @@ internal static class CellComparer
             $"p = {adjustedPValue:0.####} (adjusted for the comparison's tests); shift {shift:+0.0;−0.0;0.0} % [{tested.ShiftCiLowPercent:+0.0;−0.0;0.0}, {tested.ShiftCiHighPercent:+0.0;−0.0;0.0}] at 95 %{why}");
         return tested with { Verdict = verdict, PValue = adjustedPValue, Note = note };
     }
-
-    /// <summary>CPU nanoseconds per delivered message of one repetition (CPU % of one core over msg/s).</summary>
-    private static double CpuPerMessage(double cpuPercent, RepetitionResult r) =>
-        r.MessagesPerSecond <= 0 ? 0 : cpuPercent / 100 / r.MessagesPerSecond * 1e9;
-
-    private static int Order(string placement) => placement switch
-    {
-        PlacementStrata.Near => 0,
-        PlacementStrata.Far => 1,
-        PlacementStrata.All => 2,
-        _ => 3,
-    };
 }

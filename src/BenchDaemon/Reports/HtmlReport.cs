@@ -86,8 +86,7 @@ public static class HtmlReport
     {
         html.Append($"<section id=\"comparison\"><h2>Compared with baseline <code>{E(c.BaselineId)}</code></h2>\n" +
             $"<p class=\"verdict {E(VerdictName(c.Verdict).ToLowerInvariant())}\"><strong>{E(VerdictName(c.Verdict))}</strong> — {E(ComparisonSummary(c))} " +
-            "Medians over the repetitions of each placement, shift (Hodges–Lehmann, 95 % interval) and p (Mann–Whitney, adjusted for the " +
-            $"comparison's tests), candidate <code>{E(c.CandidateId)}</code>.</p>\n<div class=\"grid\" id=\"comparison-chart\"></div>\n" +
+            $"{ComparisonMethod}, candidate <code>{E(c.CandidateId)}</code>.</p>\n<div class=\"grid\" id=\"comparison-chart\"></div>\n" +
             "<table><thead><tr><th>Cell</th><th>Verdict</th><th>msg/s baseline</th><th>msg/s candidate</th><th>msg/s change</th><th>msg/s shift</th>" +
             "<th>p99 µs baseline</th><th>p99 µs candidate</th><th>p99 change</th><th>Beyond the threshold, notes</th></tr></thead><tbody>\n");
         foreach (var cell in c.Cells)

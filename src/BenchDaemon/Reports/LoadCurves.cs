@@ -59,6 +59,6 @@ public static class LoadCurves
     }
 
     private static LoadPoint Point(double rate, RepetitionResult r, bool? passed, string reason) => new(rate, r.MessagesPerSecond, r.Latency.P50, r.Latency.P99,
-        r.Latency.P999, r.Latency.Max, r.SenderLagP99Nanoseconds, r.MessagesPerSecond <= 0 ? 0 : (r.DaemonCpuPercent + r.AgentsCpuPercent) / 100 / r.MessagesPerSecond * 1e9, r.ScenarioId,
+        r.Latency.P999, r.Latency.Max, r.SenderLagP99Nanoseconds, RepetitionStats.CpuNanosecondsPerMessage(r.DaemonCpuPercent + r.AgentsCpuPercent, r.MessagesPerSecond), r.ScenarioId,
         passed, reason);
 }

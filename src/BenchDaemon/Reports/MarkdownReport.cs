@@ -198,8 +198,7 @@ public static class MarkdownReport
     {
         text.AppendLine($"## Compared with baseline `{Escape(c.BaselineId)}`");
         text.AppendLine();
-        text.AppendLine($"**{VerdictName(c.Verdict)}** — {Escape(ComparisonSummary(c))} Medians over the repetitions of each placement, " +
-            $"shift (Hodges–Lehmann, 95 % interval) and p (Mann–Whitney, adjusted for the comparison's tests), candidate `{Escape(c.CandidateId)}`.");
+        text.AppendLine($"**{VerdictName(c.Verdict)}** — {Escape(ComparisonSummary(c))} {ComparisonMethod}, candidate `{Escape(c.CandidateId)}`.");
         text.AppendLine();
         text.AppendLine("| Cell | Verdict | msg/s baseline | msg/s candidate | msg/s change | msg/s shift | p99 µs baseline | p99 µs candidate | p99 change | Beyond the threshold |");
         text.AppendLine("|---|---|---|---|---|---|---|---|---|---|");

@@ -52,8 +52,7 @@ public sealed record CellSummary(
     public double? MedianPrecisionPercent { get; init; }
 
     /// <summary>CPU nanoseconds per delivered message of a role (CPU % of one core over msg/s), at the medians.</summary>
-    public double CpuNanosecondsPerMessage(double cpuPercent) =>
-        MessagesPerSecond.Median <= 0 ? 0 : cpuPercent / 100 / MessagesPerSecond.Median * 1e9;
+    public double CpuNanosecondsPerMessage(double cpuPercent) => RepetitionStats.CpuNanosecondsPerMessage(cpuPercent, MessagesPerSecond.Median);
 }
 
 /// <summary>Median and min–max per cell over its repetitions, and the spread flag.</summary>
@@ -61,6 +60,10 @@ public static class RepetitionStats
 {
     /// <summary>Our own figures move about ±10 % run to run on a shared machine; beyond that the cell is marked.</summary>
     public const double SpreadThresholdPercent = 10;
+
+    /// <summary>CPU nanoseconds per delivered message: CPU % of one core over msg/s (0 when nothing was delivered).</summary>
+    public static double CpuNanosecondsPerMessage(double cpuPercent, double messagesPerSecond) =>
+        messagesPerSecond <= 0 ? 0 : cpuPercent / 100 / messagesPerSecond * 1e9;
 
     public static CellSummary Summarize(IReadOnlyList<RepetitionResult> repetitions)
     {

@@ -61,8 +61,7 @@ public static class ReportFile
     public static SuiteReport Pool(string argument, IReadOnlyList<SuiteReport> reports)
     {
         var first = reports[0];
-        static ReportEnvironment Machine(ReportEnvironment e) => e with { CoreToCoreNanoseconds = null, ClockReadNanoseconds = null, BuildVersion = string.Empty };
-        if (reports.FirstOrDefault(r => Machine(r.Environment) != Machine(first.Environment)) is { } other)
+        if (reports.FirstOrDefault(r => r.Environment.Machine() != first.Environment.Machine()) is { } other)
         {
             throw new ArgumentException($"{argument}: {other.SuiteId} ran in another environment than {first.SuiteId} ({other.Environment} vs " +
                 $"{first.Environment}); pool runs of one machine only");

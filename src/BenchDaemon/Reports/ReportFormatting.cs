@@ -38,6 +38,10 @@ public static class ReportFormatting
     public static string VerdictName(Verdict verdict) => verdict == Verdict.Unspecified ? "NOT COMPARED" : verdict.ToString().ToUpperInvariant();
 
     /// <summary>A comparison's one-line summary: the overall verdict, the threshold and how many cells went which way.</summary>
+    /// <summary>What a comparison's figures are, in every renderer's words.</summary>
+    public const string ComparisonMethod =
+        "Medians over the repetitions of each placement, shift (Hodges–Lehmann, 95 % interval) and p (Mann–Whitney, adjusted for the comparison's tests)";
+
     public static string ComparisonSummary(SuiteComparison c) =>
         $"Overall {VerdictName(c.Verdict)} at a threshold of ±{Number(c.ThresholdPercent)} %: " +
         string.Join(", ", new[] { Verdict.Regressed, Verdict.Improved, Verdict.Inconclusive, Verdict.Same, Verdict.Unspecified }

@@ -110,6 +110,14 @@ public sealed record ReportEnvironment(
     string ClockSource = "",
     double? ClockReadNanoseconds = null)
 {
+    /// <summary>
+    /// The machine without what moves run to run on it: the build, the core-to-core probe (placement classes take it
+    /// into account repetition by repetition) and the clock read's cost (a few ns apart; the clocksource stays). Two
+    /// reports of one machine compare equal here.
+    /// </summary>
+    /// <remarks>A method, not a property: a record prints and compares its properties, and this one is a record too.</remarks>
+    public ReportEnvironment Machine() => this with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null, ClockReadNanoseconds = null };
+
     /// <summary>The clock the latencies are read with, e.g. "tsc, 21 ns a read"; empty when not recorded.</summary>
     public string Clock => ClockSource.Length == 0 ? string.Empty
         : ClockReadNanoseconds is { } read ? $"{ClockSource}, {read:0} ns a read" : ClockSource;

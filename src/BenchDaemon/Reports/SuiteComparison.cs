@@ -119,8 +119,7 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
         // The probe is left out: it moves with the placement between any two suites, and the placement classes below
         // take it into account repetition by repetition. So is the clock read's cost, a few ns apart run to run (the
         // clocksource itself is compared).
-        if (baseline.Environment with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null, ClockReadNanoseconds = null }
-            != candidate.Environment with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null, ClockReadNanoseconds = null })
+        if (baseline.Environment.Machine() != candidate.Environment.Machine())
         {
             notes.Add($"environment differs: {Describe(baseline.Environment)} vs {Describe(candidate.Environment)}");
         }

@@ -19,7 +19,7 @@ public static class RateProbeVerdict
             return probe.Error.Length > 0 ? $"the scenario failed: {probe.Error}" : $"the scenario ended {probe.State.ToString().ToUpperInvariant()}";
         }
 
-        double offered = spec.RatePerPublisher * spec.Publishers * spec.SubscribersPerPublisher;
+        double offered = spec.OfferedMessagesPerSecond;
         if (offered > 0 && stats.MessagesPerSecond < search.MinDeliveredRatio * offered)
         {
             return Invariant($"delivered {stats.MessagesPerSecond:N0} msg/s, {stats.MessagesPerSecond / offered:P1} of the offered {offered:N0} (at least {search.MinDeliveredRatio:P1} needed)");
@@ -36,7 +36,7 @@ public static class RateProbeVerdict
         }
 
         var note = stats.Validity.FirstOrDefault(v => v.Kind is ValidityKind.SenderLagDominates or ValidityKind.ReceiversBehind);
-        return note is null ? string.Empty : $"{note.KindName.Replace('_', ' ')}: {note.Detail}";
+        return note?.Text ?? string.Empty;
     }
 
     private static string Micros(long ns) => ns >= 1_000_000 ? Invariant($"{ns / 1e6:0.###} ms") : Invariant($"{ns / 1e3:0.#} µs");

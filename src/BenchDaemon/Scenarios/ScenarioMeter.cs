@@ -165,10 +165,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     /// <summary>The result as of now.</summary>
     public RunStats BuildStats()
     {
-        var counters = topology.Subscribers.Aggregate(default(ReceiverCounters), (sum, s) => sum + s.Counters);
-        var publishers = topology.PublisherCounters();
-        long sent = publishers.Sum(p => p.Sent);
-        long expected = sent * spec.SubscribersPerPublisher;
+        var (counters, publishers, sent, expected) = ReadCounters();
         double measuredSeconds = MeasuredSeconds;
         LatencySummary latency;
         SenderLagSummary? senderLag = null;
@@ -193,7 +190,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         var stats = new RunStats(
             MessagesSent: sent,
             MessagesReceived: counters.Received,
-            MessagesLost: Math.Max(0, expected - (counters.Received - counters.Duplicated)),
+            MessagesLost: Math.Max(0, Unreceived(expected, counters)),
             MessagesCorrupted: counters.Corrupted + publishers.Sum(p => p.BadEchoes),
             MessagesDuplicated: counters.Duplicated,
             MessagesExpected: expected,
@@ -215,10 +212,21 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     /// <summary>Deliveries sent and not received (queued, in flight or lost), as the subscribers' latest counters show them.</summary>
     private long Backlog()
     {
-        var counters = topology.Subscribers.Aggregate(default(ReceiverCounters), (sum, s) => sum + s.Counters);
-        long expected = topology.PublisherCounters().Sum(p => p.Sent) * spec.SubscribersPerPublisher;
-        return expected - (counters.Received - counters.Duplicated);
+        var (counters, _, _, expected) = ReadCounters();
+        return Unreceived(expected, counters);
     }
+
+    /// <summary>Every subscriber's counters summed, every publisher's, what they sent and the deliveries that makes.</summary>
+    private (ReceiverCounters Counters, PublisherMetrics[] Publishers, long Sent, long Expected) ReadCounters()
+    {
+        var counters = topology.Subscribers.Aggregate(default(ReceiverCounters), (sum, s) => sum + s.Counters);
+        var publishers = topology.PublisherCounters();
+        long sent = publishers.Sum(p => p.Sent);
+        return (counters, publishers, sent, sent * spec.SubscribersPerPublisher);
+    }
+
+    /// <summary>Deliveries expected that no subscriber counted (a duplicate is not a delivery).</summary>
+    private static long Unreceived(long expected, ReceiverCounters counters) => expected - (counters.Received - counters.Duplicated);
 
     /// <summary>Latency recorded since the previous call, in a histogram reused from tick to tick (one thread calls this).</summary>
     private LongHistogram TakeLatencyInterval()

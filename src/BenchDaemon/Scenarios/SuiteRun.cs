@@ -225,7 +225,7 @@ public sealed class SuiteRun
             var spec = Plan.Cells[cell];
             var closedLoop = (await RunRoundAsync(scenarios, new PlannedRun(1, cell), cellDone).ConfigureAwait(false)).Snapshot();
             double? perPublisher = closedLoop is { State: RunState.Completed, Stats: { } stats }
-                ? stats.MessagesPerSecond / (spec.Publishers * spec.SubscribersPerPublisher) : null;
+                ? stats.MessagesPerSecond / spec.FanOut : null;
             double? rate = null;
             Update(() =>
             {
