@@ -69,4 +69,16 @@ public sealed class LoadReportTests
         Assert.False(cells[0].TryGetProperty("rate_search", out _));
         Assert.Equal(3, json.RootElement.GetProperty("load")[0].GetProperty("series").GetArrayLength());
     }
+
+    [Fact]
+    public void ReportJson_ReadBack_KeepsTheSearch_SoCompareHtmlStillShowsTheProbes()
+    {
+        var report = ReportSamples.Load();
+
+        var back = ReportFile.Read(JsonReport.Render(report));
+
+        Assert.Equal(report.Cells.Select(c => c.Search?.SustainableRatePerPublisher), back.Cells.Select(c => c.Search?.SustainableRatePerPublisher));
+        Assert.Equal(report.Cells[3].Search!.Probes.Select(p => (p.RatePerPublisher, p.Passed, p.Reason)),
+            back.Cells[3].Search!.Probes.Select(p => (p.RatePerPublisher, p.Passed, p.Reason)));
+    }
 }

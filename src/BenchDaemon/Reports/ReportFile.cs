@@ -18,7 +18,7 @@ public static class ReportFile
         }
 
         var read = cells.Select((c, i) => c.Key is { } key && c.Repetitions is { } repetitions
-            ? new ReportCell(key, TimeSpan.FromSeconds(c.DurationSeconds), TimeSpan.FromSeconds(c.WarmupSeconds), repetitions, [], Stop: c.Stop)
+            ? new ReportCell(key, TimeSpan.FromSeconds(c.DurationSeconds), TimeSpan.FromSeconds(c.WarmupSeconds), repetitions, [], Stop: c.Stop, Search: c.RateSearch)
             : throw new InvalidDataException($"cell {i} of the report has no \"key\" or no \"repetitions\"")).ToList();
         return new SuiteReport(suite.Id, suite.Name, suite.State, suite.CreatedAt, suite.EndedAt, suite.Repetitions, environment, read,
             suite.PresetId, suite.PresetTitle, suite.PresetReproduces, suite.Adaptive);
@@ -95,5 +95,5 @@ public static class ReportFile
     private sealed record FileDocument(SuiteInfo? Suite, ReportEnvironment? Environment, IReadOnlyList<FileCell>? Cells);
 
     private sealed record FileCell(CellKey? Key, double DurationSeconds, double WarmupSeconds, IReadOnlyList<RepetitionResult>? Repetitions,
-        StopReason Stop = StopReason.None);
+        StopReason Stop = StopReason.None, RateSearchReport? RateSearch = null);
 }
