@@ -96,13 +96,12 @@ public static class LabView
             {
                 rows.Add([label, VerdictName(verdict), Side(rate, true, Count), Side(rate, false, Count), SideChange(rate), Shift(rate),
                     Side(p99, true, Micros), Side(p99, false, Micros), SideChange(p99),
-                    string.Join("; ", new[] { BeyondThreshold(metrics) }.Concat(cell.Notes).Where(n => n.Length > 0))]);
+                    RowNotes(metrics, cell.Notes)]);
             }
         }
 
         return new LabSection(id, $"{machine} against {reference}",
-            [$"{VerdictName(c.Verdict)} — {ComparisonSummary(c)} Medians over the repetitions of each placement, shift (Hodges–Lehmann, 95 % interval) and " +
-             "p (Mann–Whitney, adjusted for the comparison's tests)."],
+            [$"{VerdictName(c.Verdict)} — {ComparisonSummary(c)} {ComparisonMethod}."],
             ["Cell", "Verdict", $"msg/s {reference}", $"msg/s {machine}", "msg/s change", "msg/s shift", $"p99 µs {reference}", $"p99 µs {machine}", "p99 change",
              "Beyond the threshold, notes"], rows, c.Notes);
     }

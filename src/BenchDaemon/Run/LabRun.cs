@@ -71,8 +71,9 @@ internal static partial class LabRun
         }
 
         var report = new LabReport(spec.Name, created, [.. machines.Select(m => m.Result)]);
-        await WriteAsync(settings.OutputDirectory, report, machines).ConfigureAwait(false);
-        Console.Out.Write(LabMarkdownReport.Render(report, ScenarioComparer.DefaultThresholdPercent));
+        string markdown = LabMarkdownReport.Render(report, ScenarioComparer.DefaultThresholdPercent);
+        await WriteAsync(settings.OutputDirectory, report, markdown, machines).ConfigureAwait(false);
+        Console.Out.Write(markdown);
         return ExitCode(report, cancellationToken.IsCancellationRequested);
     }
 
@@ -88,10 +89,10 @@ internal static partial class LabRun
         : ExitCodes.Ok;
 
     /// <summary>report.md, report.json and report.html of the lab, and each finished machine's own report-NAME.json (what `compare` reads).</summary>
-    private static async Task WriteAsync(string directory, LabReport report, IReadOnlyList<LabMachineRun> machines)
+    private static async Task WriteAsync(string directory, LabReport report, string markdown, IReadOnlyList<LabMachineRun> machines)
     {
         double threshold = ScenarioComparer.DefaultThresholdPercent;
-        await File.WriteAllTextAsync(Path.Combine(directory, "report.md"), LabMarkdownReport.Render(report, threshold)).ConfigureAwait(false);
+        await File.WriteAllTextAsync(Path.Combine(directory, "report.md"), markdown).ConfigureAwait(false);
         await File.WriteAllTextAsync(Path.Combine(directory, "report.json"), LabDocument.Build(report, threshold).ToJson()).ConfigureAwait(false);
         await File.WriteAllTextAsync(Path.Combine(directory, "report.html"), LabHtmlReport.Render(report, threshold)).ConfigureAwait(false);
         var used = new HashSet<string>(StringComparer.Ordinal);
