@@ -17,6 +17,8 @@ internal sealed class AgentTelemetry : IDisposable
     public const string SourceName = "IpcBench.Agent";
     public const string EndpointVariable = "OTEL_EXPORTER_OTLP_ENDPOINT";
 
+    private static readonly TimeSpan FlushTimeout = TimeSpan.FromSeconds(1);
+
     private static readonly ActivitySource Source = new(SourceName, typeof(AgentTelemetry).Assembly.GetName().Version?.ToString());
 
     private readonly TracerProvider? _tracing;
@@ -53,11 +55,16 @@ internal sealed class AgentTelemetry : IDisposable
 
     public void Failed(string error) => _agent?.SetStatus(ActivityStatusCode.Error, error);
 
-    /// <summary>Ends the spans and flushes both exporters before the process exits.</summary>
+    /// <summary>
+    /// Ends the spans and flushes both exporters before the process exits, within <see cref="FlushTimeout"/> each: the
+    /// daemon gives an exiting agent a few seconds before it kills it, and a slow collector must not take them all.
+    /// </summary>
     public void Dispose()
     {
         _phase?.Dispose();
         _agent?.Dispose();
+        _tracing?.Shutdown((int)FlushTimeout.TotalMilliseconds);
+        _metrics?.Shutdown((int)FlushTimeout.TotalMilliseconds);
         _tracing?.Dispose();
         _metrics?.Dispose();
     }
