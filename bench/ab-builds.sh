@@ -13,7 +13,8 @@
 # Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per scenario), NEAR_NS=300, MODE_GAP=1.5, SKIP_BUILD=1, THRESHOLD=5
 # (compare's smallest change of interest, %), OUT=dir (default: a temporary directory). Every round is listed too,
 # with each run's probe and mode (fast/slow where a cell's runs split at a gap of MODE_GAP x), and the medians say
-# when the builds sat in different modes.
+# when the builds sat in different modes. A run whose probe after its window falls in the other placement than the one
+# before it ("moved") is shown in its round and left out of the medians.
 # Ends with the rank tests: each build's rounds pooled (`BenchDaemon compare a,b,... c,d,...`), a verdict per cell and
 # placement class with p-values and shift intervals, and compared.html.
 # Each build gets its own scenario database (an older build refuses a newer schema) and runtime directory.
@@ -61,8 +62,16 @@ run_build() { # label, checkout, round
 import json, sys
 def ns(d): return float((d or "0s").rstrip("s")) * 1e9
 def placement(env):
-    probe = ns(env.get("core_to_core_round_trip"))
-    return ("near" if probe <= float(sys.argv[4]) else "far", f"{probe:.0f}") if probe else ("unknown", "")
+    # The probe before the run, and (newer builds) the one after it: a run whose two probes fall in different
+    # placements was moved by the host while it ran, and its figures mix both.
+    near = float(sys.argv[4])
+    probe, after = ns(env.get("core_to_core_round_trip")), ns(env.get("core_to_core_round_trip_after"))
+    if not probe:
+        return ("unknown", "")
+    where = "near" if probe <= near else "far"
+    if after and ("near" if after <= near else "far") != where:
+        return ("moved", f"{probe:.0f}→{after:.0f}")
+    return (where, f"{probe:.0f}")
 for record in json.load(open(sys.argv[1]))["scenarios"]:
     s = record["scenario"]; spec = s["spec"]; st = s.get("stats", {}); lat = st.get("latency", {})
     cell = f'{spec["transport"]} {spec["payload_bytes"]} B {spec.get("payload_access", "").replace("PAYLOAD_ACCESS_", "").lower()} ' \
@@ -94,7 +103,7 @@ failed = [r for r in rows if r[6] != "COMPLETED"]
 for label, rnd, cell, mps, p50, p99, state, where, probe in rows:
     if state == "COMPLETED":
         values[(where, cell, label)].append((float(mps), float(p50), float(p99)))
-        if probe:
+        if probe and where != "moved":
             probes[(where, label)].append(float(probe))
 def med(where, cell, label, i):
     v = [x[i] for x in values.get((where, cell, label), [])]
@@ -102,6 +111,10 @@ def med(where, cell, label, i):
 def fmt(v, unit): return "–" if v is None else (f"{v / 1e6:.2f} M" if unit == "mps" else f"{v:.0f}")
 def ratio(a, b): return "–" if a is None or b is None or a == 0 else f"{b / a:.3f}"
 print(f"# Baseline {sys.argv[2]} vs candidate {sys.argv[3]}, medians of {sys.argv[4]} interleaved rounds, per placement")
+moved = [r for r in rows if r[7] == "moved" and r[6] == "COMPLETED"]
+if moved:
+    print(f"\n{len(moved)} runs were moved by the host between placements while they ran (probe before → after, in the rounds "
+          "below): they are left out of the medians and the comparisons.")
 for where in ("near", "far", "unknown"):
     cells = sorted({c for w, c, _ in values if w == where})
     if not cells:
@@ -131,7 +144,7 @@ for label, rnd, cell, mps, p50, p99, state, where, probe in rows:
     if state == "COMPLETED":
         by_round[(cell, int(rnd))][label] = (float(mps), where, probe)
 modes = {}
-for (where, cell) in {(w, c) for w, c, _ in values}:
+for (where, cell) in {(w, c) for w, c, _ in values if w != "moved"}:
     runs = sorted(x[0] for label in ("baseline", "candidate") for x in values.get((where, cell, label), []) if x[0] > 0)
     gaps = [(runs[i + 1] / runs[i], runs[i + 1]) for i in range(len(runs) - 1)]
     widest = max(gaps, default=(1, 0))

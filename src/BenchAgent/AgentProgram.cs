@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
@@ -21,6 +22,9 @@ public sealed class AgentProgram : IAsyncDisposable
 
     private static readonly TimeSpan ProgressInterval = TimeSpan.FromSeconds(1);
 
+    // In the warmup the daemon waits for code generation to settle in every process; it reads ours from these reports.
+    private static readonly TimeSpan WarmupProgressInterval = TimeSpan.FromMilliseconds(100);
+
     private readonly AgentArguments _arguments;
     private readonly GrpcChannel _channel;
     private readonly AgentLink.AgentLinkClient _daemon;
@@ -29,8 +33,11 @@ public sealed class AgentProgram : IAsyncDisposable
     private readonly CancellationTokenSource _stopProgress = new();
     private SubscriberHost? _host;
     private int _totalPublishers;
-    private Task _progress = Task.CompletedTask;
-    private ProcessMetrics.Sample? _atMeasureStart;
+    private Task? _progress;
+    private PeriodicTimer? _progressTimer;
+    // One reference, written once by the command thread and read by the reporting one: never seen half-written.
+    private MeasureStart? _measureStart;
+    private StrongBox<JitActivity>? _jitAtStop;
 
     // Reused by every report (reports are serialized by _reportGate): a new histogram would be ~270 KB a second, and
     // the codec keeps the right-sized encoding buffers.
@@ -93,6 +100,9 @@ public sealed class AgentProgram : IAsyncDisposable
                     case AgentCommand.CommandOneofCase.Assignment:
                         await OnAssignmentAsync(command.Assignment).ConfigureAwait(false);
                         break;
+                    case AgentCommand.CommandOneofCase.Warmup:
+                        OnWarmup();
+                        break;
                     case AgentCommand.CommandOneofCase.Start:
                         OnStart(command.Start.MeasureFromMonotonicNs);
                         break;
@@ -143,19 +153,40 @@ public sealed class AgentProgram : IAsyncDisposable
         await ReportAsync(ReportKind.Ready).ConfigureAwait(false);
     }
 
-    private void OnStart(long measureFromNs)
+    private void OnWarmup()
     {
-        var host = _host ?? throw new InvalidOperationException("start before assignment");
-        _telemetry.BeginPhase("run");
-        host.Window.Start(measureFromNs);
-        var untilMeasure = TimeSpan.FromTicks(Math.Max(0, measureFromNs - MonotonicClock.NowNs()) / 100);
-        _ = Task.Delay(untilMeasure).ContinueWith(_ => _atMeasureStart = ProcessMetrics.Take(), TaskScheduler.Default);
-        _progress = ReportProgressAsync(_stopProgress.Token);
+        _ = _host ?? throw new InvalidOperationException("warmup before assignment");
+        _telemetry.BeginPhase("warmup");
+        StartProgress(WarmupProgressInterval);
     }
 
-    private async Task ReportProgressAsync(CancellationToken cancellationToken)
+    /// <summary>
+    /// The window has begun (the publishers mark its messages; the receivers need no word of it): CPU and JIT are counted
+    /// from here, and progress slows to once a second.
+    /// </summary>
+    private void OnStart(long measureFromNs)
     {
-        using var timer = new PeriodicTimer(ProgressInterval);
+        _ = _host ?? throw new InvalidOperationException("start before assignment");
+        _telemetry.BeginPhase("run");
+        // Nothing new here (no log line): code run for the first time now would be compiled inside the window.
+        Volatile.Write(ref _measureStart, new MeasureStart(ProcessMetrics.Take(), JitActivity.Take()));
+        StartProgress(ProgressInterval);
+    }
+
+    private void StartProgress(TimeSpan interval)
+    {
+        if (_progressTimer is { } timer)
+        {
+            timer.Period = interval;
+            return;
+        }
+
+        _progressTimer = new PeriodicTimer(interval);
+        _progress = ReportProgressAsync(_progressTimer, _stopProgress.Token);
+    }
+
+    private async Task ReportProgressAsync(PeriodicTimer timer, CancellationToken cancellationToken)
+    {
         try
         {
             while (await timer.WaitForNextTickAsync(cancellationToken).ConfigureAwait(false))
@@ -171,6 +202,8 @@ public sealed class AgentProgram : IAsyncDisposable
     private async Task OnStopAsync(TimeSpan drainTimeout)
     {
         var host = _host ?? throw new InvalidOperationException("stop before assignment");
+        // The window is over (the daemon stops its publishers first): what the drain and the last report compile is not its.
+        Volatile.Write(ref _jitAtStop, new StrongBox<JitActivity>(JitActivity.Take()));
         _telemetry.BeginPhase("drain");
         await Task.WhenAny(host.Completion, Task.Delay(drainTimeout)).ConfigureAwait(false);
         if (!host.Completion.IsCompleted)
@@ -180,7 +213,11 @@ public sealed class AgentProgram : IAsyncDisposable
 
         host.Stop();
         _stopProgress.Cancel();
-        await _progress.ConfigureAwait(false);
+        if (_progress is { } progress)
+        {
+            await progress.ConfigureAwait(false);
+        }
+
         await ReportAsync(ReportKind.Final).ConfigureAwait(false);
     }
 
@@ -232,7 +269,9 @@ public sealed class AgentProgram : IAsyncDisposable
             }
 
             var now = ProcessMetrics.Take();
-            var start = _atMeasureStart ?? now;
+            var measureStart = Volatile.Read(ref _measureStart);
+            var start = measureStart?.Process ?? now;
+            var jit = measureStart is null ? default : (Volatile.Read(ref _jitAtStop)?.Value ?? JitActivity.Take()).Since(measureStart.Jit);
             report.Process = new ProcessSample
             {
                 Pid = Environment.ProcessId,
@@ -247,6 +286,9 @@ public sealed class AgentProgram : IAsyncDisposable
                 GcHeapBytes = (ulong)Math.Max(0, GC.GetGCMemoryInfo().HeapSizeBytes),
                 GcAllocatedBytes = (ulong)GC.GetTotalAllocatedBytes(precise: false),
                 GcPauseSeconds = GC.GetTotalPauseDuration().TotalSeconds,
+                MeasuredJitMethods = jit.Methods,
+                MeasuredJitSeconds = jit.Time.TotalSeconds,
+                JitSeconds = System.Runtime.JitInfo.GetCompilationTime().TotalSeconds,
             };
             await _daemon.ReportAsync(report, deadline: DateTime.UtcNow.AddSeconds(10)).ConfigureAwait(false);
         }
@@ -261,8 +303,11 @@ public sealed class AgentProgram : IAsyncDisposable
         _host?.Dispose();
         _channel.Dispose();
         _stopProgress.Dispose();
+        _progressTimer?.Dispose();
         // Last: flushes the spans of the whole run, failures included.
         _telemetry.Dispose();
         return ValueTask.CompletedTask;
     }
+
+    private sealed record MeasureStart(ProcessMetrics.Sample Process, JitActivity Jit);
 }

@@ -9,7 +9,7 @@ namespace IpcBench.Agent;
 /// <summary>
 /// The agent's spans and runtime metrics over OTLP, to the collector the daemon exports to (the daemon hands its OTEL_*
 /// settings on in the environment): a span "agent" under the daemon's span that launched it (--traceparent), so one
-/// trace shows a scenario across its processes, with a child per phase (connect, run, drain). Nothing is created, and
+/// trace shows a scenario across its processes, with a child per phase (connect, warmup, run, drain). Nothing is created, and
 /// nothing costs, without OTEL_EXPORTER_OTLP_ENDPOINT. The hot loops never touch it: phases change a few times a run.
 /// </summary>
 internal sealed class AgentTelemetry : IDisposable

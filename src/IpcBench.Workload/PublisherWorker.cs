@@ -72,6 +72,7 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
         long startNs = MonotonicClock.NowNs();
         long lastStampNs = startNs;
         long sequence = 0;
+        var measured = MessageFlags.None;
 
         long limit = plan.MessageLimit > 0 ? plan.MessageLimit : long.MaxValue;
         while (!_stopRequested && !cancellationToken.IsCancellationRequested && sequence < limit)
@@ -102,11 +103,17 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 stampNs = sampled ? lastStampNs = MonotonicClock.NowNs() : lastStampNs;
             }
 
+            if (sampled || intervalNs > 0)
+            {
+                // Only a new stamp can move a message into the window.
+                measured = stampNs >= window.FromNs ? MessageFlags.Measured : MessageFlags.None;
+            }
+
             var header = new MessageHeader
             {
                 PayloadLength = plan.PayloadBytes,
                 PublisherIndex = (ushort)plan.PublisherIndex,
-                Flags = sampled ? flags | MessageFlags.LatencySample : flags,
+                Flags = (sampled ? flags | MessageFlags.LatencySample : flags) | measured,
                 Sequence = sequence,
                 SendTimestampNs = stampNs,
             };

@@ -11,7 +11,7 @@ public sealed record SubscriberPlan(int PayloadBytes, bool FullPayload, bool Rou
 /// round-trip mode. Counters are written by this thread only and read by a reporter thread. The loop is compiled once
 /// per transport (<see cref="IReceiverLoop"/>): every per-message call into the transport is direct.
 /// </summary>
-public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan plan, MeasurementWindow window) : IReceiverLoop
+public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan plan) : IReceiverLoop
 {
     private readonly long[] _nextSequence = new long[plan.TotalPublishers];
     private long _received;
@@ -108,7 +108,7 @@ public sealed class ReceiverWorker(IMessageReceiver receiver, SubscriberPlan pla
                 CountSequence(header);
             }
 
-            if (header.SendTimestampNs >= window.FromNs)
+            if ((header.Flags & MessageFlags.Measured) != 0)
             {
                 _measuredReceived++;
                 _measuredBytes += header.PayloadLength;

@@ -30,13 +30,11 @@ public sealed class SubscriberHost : IDisposable
         _placement = placement;
         foreach (var receiver in endpoint.Receivers)
         {
-            var worker = new ReceiverWorker(receiver, plan, Window);
+            var worker = new ReceiverWorker(receiver, plan);
             _workers.Add(worker);
             _intervalReaders.Add(new IntervalHistogramReader(worker.Latency));
         }
     }
-
-    public MeasurementWindow Window { get; } = new();
 
     /// <summary>Completes when every receiver has ended; faults if one failed.</summary>
     public Task Completion => _completion.Task;

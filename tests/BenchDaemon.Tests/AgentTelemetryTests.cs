@@ -40,7 +40,7 @@ public sealed class AgentTelemetryTests(ITestOutputHelper output)
             Assert.Equal(scenario.TraceId, agent.TraceId);
             Assert.Equal(agentsUp.SpanId, agent.ParentSpanId);
             var phases = spans.Where(s => s.ParentSpanId == agent.SpanId).Select(s => s.Name).Order().ToList();
-            Assert.Equal(["connect", "drain", "run"], phases);
+            Assert.Equal(["connect", "drain", "run", "warmup"], phases);
         });
     }
 

@@ -160,6 +160,16 @@ public sealed class PlacementResultTests(SharedDaemon shared, ITestOutputHelper 
             // The pair it probed, or meant to probe when the machine was too busy for it to finish.
             Assert.True(result.Environment.CoreToCoreCores is "unpinned" || result.Environment.CoreToCoreCores.StartsWith("0<->1", StringComparison.Ordinal),
                 result.Environment.CoreToCoreCores);
+
+            // The same pair probed again after the window, so a run the host moved is told apart (PLACEMENT_MOVED).
+            if (result.Environment.CoreToCoreRoundTrip is not null)
+            {
+                Assert.NotNull(result.Environment.CoreToCoreRoundTripAfter);
+                Assert.InRange(result.Environment.CoreToCoreRoundTripAfter.Nanos, 1, 100_000_000);
+                bool moved = result.Stats.Validity.Any(v => v.Kind == V1.ValidityKind.PlacementMoved);
+                long before = result.Environment.CoreToCoreRoundTrip.Nanos, after = result.Environment.CoreToCoreRoundTripAfter.Nanos;
+                Assert.Equal(Math.Max(before, after) >= 2 * Math.Min(before, after), moved);
+            }
         }
 
         // The clock every latency is read with, as the kernel names it, and what one read costs (above 0, and far

@@ -42,6 +42,8 @@ public sealed class ScenarioProtosTests
             LastInterval = new IntervalStats { Elapsed = new Duration { Seconds = 1 }, MessagesPerSecond = 10.5 },
         };
         running.Stats.Processes.Add(new ProcessStats { Role = "daemon", Index = -1, Pid = 7, PeakRssBytes = 1 << 20 });
+        running.Stats.Processes.Add(new ProcessStats { Role = "agent", Index = 0, Pid = 8, JitCompiledMethods = 0, JitTime = new Duration() });
+        running.Stats.Processes.Add(new ProcessStats { Role = "agent", Index = 1, Pid = 9, JitCompiledMethods = 12, JitTime = new Duration { Nanos = 3_500_000 } });
         var stored = running.Clone();
         stored.Spec.LatencySampleEvery = 64;
         stored.Spec.PublisherCpus = "0-1";
@@ -50,10 +52,17 @@ public sealed class ScenarioProtosTests
         stored.Spec.LockMemory = false;
         stored.Spec.MaxNoisePercent = 5;
         stored.Environment = new EnvironmentInfo { LogicalCores = 2, CoreToCoreRoundTrip = new Duration { Nanos = 87 }, CoreToCoreCores = "0<->1" };
+        var probedTwice = stored.Clone();
+        probedTwice.Environment.CoreToCoreRoundTripAfter = new Duration { Nanos = 421 };
+        probedTwice.Environment.ClockRead = new Duration { Nanos = 21 };
 
         Assert.Equal(running, ScenarioProtos.ToProto(ScenarioProtos.FromProto(running)));
         Assert.Equal(stored, ScenarioProtos.ToProto(ScenarioProtos.FromStoredBytes(Google.Protobuf.MessageExtensions.ToByteArray(stored))));
+        Assert.Equal(probedTwice, ScenarioProtos.ToProto(ScenarioProtos.FromProto(probedTwice)));
+        Assert.Equal(421, ScenarioProtos.FromProto(probedTwice).Environment!.CoreToCoreAfterNs);
         Assert.Null(ScenarioProtos.FromProto(running).Environment);
+        Assert.Equal([null, new(0, TimeSpan.Zero), new(12, TimeSpan.FromMilliseconds(3.5))],
+            ScenarioProtos.FromProto(running).Stats!.Processes.Select(p => p.Jit));
         Assert.Null(ScenarioProtos.FromProto(running).Spec!.LatencySampleEvery);
         Assert.Null(ScenarioProtos.FromProto(running).Spec!.LockMemory);
     }

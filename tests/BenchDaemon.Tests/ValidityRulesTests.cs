@@ -68,6 +68,23 @@ public sealed class ValidityRulesTests
         Assert.Equal(flagged, notes.Any(n => n.Kind == ValidityKind.NoiseAboveLimit));
     }
 
+    [Theory]
+    [InlineData(91L, 421L, true)] // near before, far after: measured in this session's A/B
+    [InlineData(421L, 91L, true)]
+    [InlineData(100L, 199L, false)] // one placement's own spread
+    [InlineData(100L, 200L, true)]
+    [InlineData(100L, null, false)] // the probe after could not run
+    [InlineData(null, 400L, false)]
+    public void PlacementMoved_WhenTheProbesBeforeAndAfterAreTwiceApart(long? before, long? after, bool flagged)
+    {
+        var notes = ValidityRules.Check(Spec(), Stats(100_000), backlogGrowth: null, (before, after));
+        Assert.Equal(flagged, notes.Any(n => n.Kind == ValidityKind.PlacementMoved));
+        if (flagged)
+        {
+            Assert.Contains($"{before} ns before the run and {after} ns after it", notes.Single().Detail, StringComparison.Ordinal);
+        }
+    }
+
     [Fact]
     public void Validity_SurvivesTheProtoAndTheStore()
     {

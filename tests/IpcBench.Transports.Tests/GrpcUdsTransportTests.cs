@@ -33,7 +33,6 @@ public sealed class GrpcUdsTransportTests : IDisposable
         long stalledAt = WaitUntilStalled(worker);
         Assert.InRange(stalledAt, 1, messages - 1);
 
-        host.Window.Start(0);
         host.Start();
         await sending.WaitAsync(TimeSpan.FromSeconds(30));
         await host.Completion.WaitAsync(TimeSpan.FromSeconds(30));

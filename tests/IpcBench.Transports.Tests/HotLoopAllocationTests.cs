@@ -61,7 +61,7 @@ public sealed class HotLoopAllocationTests
             await accepting.WaitAsync(cancel.Token);
 
             var plan = new SubscriberPlan(PayloadBytes, full, roundTrip, 1);
-            var receivers = subscriber.Receivers.Select(r => new ReceiverWorker(new MeteredReceiver(r, receiverMeter), plan, window)).ToList();
+            var receivers = subscriber.Receivers.Select(r => new ReceiverWorker(new MeteredReceiver(r, receiverMeter), plan)).ToList();
             var publisher = new PublisherWorker(
                 new MeteredPublisher(endpoint, publisherMeter),
                 new PublisherPlan(0, PayloadBytes, full, 0, roundTrip, 1, wait, WarmupMessages + (2 * MeasuredMessages) + 100),

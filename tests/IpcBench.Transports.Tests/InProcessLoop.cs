@@ -21,14 +21,19 @@ internal static class InProcessLoop
         WaitMode waitMode = WaitMode.Block,
         bool paired = false,
         Func<IPublisherEndpoint, IPublisherEndpoint>? wrapPublisher = null,
-        double ratePerPublisher = 0)
+        double ratePerPublisher = 0,
+        MeasurementWindow? window = null)
     {
         var runtimeDirectory = Directory.CreateTempSubdirectory("ipcbench-test-").FullName;
         var environment = new TransportEnvironment(runtimeDirectory, Environment.ProcessId);
         var key = Guid.NewGuid().ToString("N")[..8];
         int maxMessage = MessageHeader.Size + payloadBytes;
-        var window = new MeasurementWindow();
-        window.Start(0);
+        if (window is null)
+        {
+            window = new MeasurementWindow();
+            window.Start(0);
+        }
+
         var endpoints = new List<IPublisherEndpoint>();
         var hosts = new List<SubscriberHost>();
         try
@@ -48,7 +53,6 @@ internal static class InProcessLoop
                     : endpoints.Select((e, i) => new PublisherAddress(i, e.Address)).ToList();
                 var options = new SubscriberOptions(environment, key, s, addresses, publishers, subscribers, maxMessage, waitMode, roundTrip);
                 var host = SubscriberHost.Connect(transport, options, new SubscriberPlan(payloadBytes, full, roundTrip, publishers), cancel.Token);
-                host.Window.Start(0);
                 hosts.Add(host);
             }
 

@@ -25,6 +25,7 @@ public sealed class AgentSession : SubscriberHandle
     private ReceiverCounters _counters;
     private ProcessUsage? _process;
     private ProcessSample? _latestSample;
+    private (TimeSpan Jit, long ReportedAtNs)? _jitTime;
     private int _attached;
     private long _lastHeardNs = MonotonicClock.NowNs();
 
@@ -121,8 +122,12 @@ public sealed class AgentSession : SubscriberHandle
             {
                 // Never mutated after this: readers on other threads (a /metrics scrape) see a whole sample.
                 Volatile.Write(ref _latestSample, p);
+                _jitTime = (TimeSpan.FromSeconds(p.JitSeconds), MonotonicClock.NowNs());
                 _process = new ProcessUsage(ProcessUsage.AgentRole, Index, p.Pid, p.MeasuredCpuSeconds,
-                    p.MeasuredWallSeconds > 0 ? p.MeasuredCpuSeconds / p.MeasuredWallSeconds * 100 : 0, (long)p.PeakRssBytes);
+                    p.MeasuredWallSeconds > 0 ? p.MeasuredCpuSeconds / p.MeasuredWallSeconds * 100 : 0, (long)p.PeakRssBytes)
+                {
+                    Jit = new JitActivity(p.MeasuredJitMethods, TimeSpan.FromSeconds(p.MeasuredJitSeconds)),
+                };
             }
         }
 
@@ -166,13 +171,27 @@ public sealed class AgentSession : SubscriberHandle
         _fail($"{Name} {how} before reporting its result", true);
     }
 
-    public override void StartMeasurement(long fromNs)
+    public override void StartWarmup()
     {
         // Progress reports (the heartbeat) start now; the time spent connecting before was the start timeout's business.
         Volatile.Write(ref _lastHeardNs, MonotonicClock.NowNs());
         // Publishers start right after this: the rate's first interval runs from here to the first progress report.
         ObserveReceived(Counters.Received, MonotonicClock.NowNs());
+        _commands.Writer.TryWrite(new AgentCommand { Warmup = new BeginWarmup() });
+    }
+
+    public override void StartMeasurement(long fromNs) =>
         _commands.Writer.TryWrite(new AgentCommand { Start = new StartMeasurement { MeasureFromMonotonicNs = fromNs } });
+
+    public override (TimeSpan Jit, long ReportedAtNs)? JitTime
+    {
+        get
+        {
+            lock (_commands)
+            {
+                return _jitTime;
+            }
+        }
     }
 
     public override async Task FinishAsync(TimeSpan drainTimeout, CancellationToken cancellationToken)

@@ -96,6 +96,15 @@ public sealed class DaemonOptions
     [Range(1, 3600)]
     public int HeartbeatTimeoutSeconds { get; set; } = 10;
 
+    /// <summary>
+    /// After a scenario's warmup, how much longer it may wait for code generation to settle (the JIT using at most 2 % of
+    /// a core over the last second in the daemon and in each agent) before its measured window begins anyway; 0: the
+    /// window begins when the spec's warmup ends. Results record the warmup as run and whether it settled
+    /// (docs/how-it-measures.md).
+    /// </summary>
+    [Range(0, 600)]
+    public int CodeSettleTimeoutSeconds { get; set; } = 10;
+
     /// <summary>How long agents get to start, connect and report ready.</summary>
     [Range(1, 600)]
     public int AgentStartTimeoutSeconds { get; set; } = 30;

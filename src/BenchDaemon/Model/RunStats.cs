@@ -1,3 +1,4 @@
+using IpcBench.Workload;
 namespace IpcBench.Daemon.Model;
 
 /// <summary>
@@ -36,6 +37,12 @@ public sealed record RunStats(
 
     /// <summary>Why the figures are not a valid measurement (<see cref="ValidityRules"/>); empty when they are.</summary>
     public IReadOnlyList<ValidityNote> Validity { get; init; } = [];
+
+    /// <summary>The warmup as run: the spec's, then on until code generation settled (or its limit); null before measuring.</summary>
+    public TimeSpan? WarmupRun { get; init; }
+
+    /// <summary>Whether code generation had settled when the window began; null before measuring, or when not checked.</summary>
+    public bool? CodeSettled { get; init; }
 }
 
 /// <summary>
@@ -82,6 +89,9 @@ public sealed record ProcessUsage(string Role, int Index, int Pid, double CpuSec
 {
     public const string DaemonRole = "daemon";
     public const string AgentRole = "agent";
+
+    /// <summary>Methods the JIT compiled in this process during the measured window and the time it took; null in results stored before it was recorded.</summary>
+    public JitActivity? Jit { get; init; }
 }
 
 /// <summary>The machine a scenario ran on; the core-to-core figure is null when the probe could not run.</summary>
@@ -103,4 +113,7 @@ public sealed record RunEnvironment(
 
     /// <summary>What one read of the clock the latencies use costs, in ns; null in results stored before it was recorded.</summary>
     public long? ClockReadNs { get; init; }
+
+    /// <summary>The core-to-core probe again after the measured window; null when it could not run or before it was recorded.</summary>
+    public long? CoreToCoreAfterNs { get; init; }
 }

@@ -20,6 +20,9 @@ public enum ValidityKind
 
     /// <summary>Other processes used more of the machine than the limit while the scenario measured.</summary>
     NoiseAboveLimit = 4,
+
+    /// <summary>The core-to-core probes before and after the run are <see cref="ValidityRules.PlacementMovedRatio"/> or more apart.</summary>
+    PlacementMoved = 5,
 }
 
 /// <summary>One reason a scenario's result is not a valid measurement, with the figures that show it.</summary>

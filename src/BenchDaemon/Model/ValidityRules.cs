@@ -28,9 +28,16 @@ public static class ValidityRules
     /// <summary>And by more than this share of the window's deliveries (a long soak's backlog may wander by a few seconds).</summary>
     public const double BacklogGrowthShare = 0.01;
 
+    /// <summary>
+    /// Probes this many times apart were taken in different placements: the same 2x gap that splits a suite's probes into
+    /// near and far (PlacementStrata), well above the probe's own spread within one placement (70–150 ns near).
+    /// </summary>
+    public const double PlacementMovedRatio = 2;
+
     /// <param name="backlogGrowth">The backlog's growth over the measured window along its fitted line, in deliveries; null
     /// when too few one-second ticks were measured to fit one.</param>
-    public static IReadOnlyList<ValidityNote> Check(ResolvedSpec spec, RunStats stats, double? backlogGrowth)
+    /// <param name="coreToCore">The core-to-core probe before the run and after it, in ns, where they ran.</param>
+    public static IReadOnlyList<ValidityNote> Check(ResolvedSpec spec, RunStats stats, double? backlogGrowth, (long? BeforeNs, long? AfterNs) coreToCore = default)
     {
         var notes = new List<ValidityNote>(0);
         double seconds = stats.MeasuredDuration?.TotalSeconds ?? 0;
@@ -68,6 +75,13 @@ public static class ValidityRules
             string source = spec.Placement.MaxNoisePercent is null ? "the default limit" : "max_noise_percent";
             notes.Add(new(ValidityKind.NoiseAboveLimit, Invariant(
                 $"other processes used {noise:0.0} % of the machine while measuring, above {source} of {limit:0.#} %")));
+        }
+
+        if (coreToCore is { BeforeNs: > 0 and var before, AfterNs: > 0 and var after }
+            && Math.Max(before, after) >= PlacementMovedRatio * Math.Min(before, after))
+        {
+            notes.Add(new(ValidityKind.PlacementMoved, Invariant(
+                $"the core-to-core probe was {before} ns before the run and {after} ns after it: the host moved the vCPUs, so the figures may mix two placements")));
         }
 
         return notes;

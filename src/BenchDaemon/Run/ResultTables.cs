@@ -61,6 +61,7 @@ public static class ResultTables
                 $"(rate-limited runs) is how late messages left against their intended time in µs, ⚠ where its p99 is over {RunStats.SenderLagDominatesShare:P0} of latency p99.");
         }
 
+        text.Append(JitLine(results));
         var invalid = results.Where(r => r.Stats is { Validity.Count: > 0 }).ToList();
         if (invalid.Count > 0)
         {
@@ -114,6 +115,18 @@ public static class ResultTables
             $"same physical core {sameCore}, shared caches {caches}; SMT {p.Smt} (siblings {p.SmtSiblings}); NUMA {p.NumaNodes}; " +
             $"cpufreq {p.CpufreqDriver}/{p.CpufreqGovernor}; isolated [{p.IsolatedCpus}], nohz_full [{p.NohzFullCpus}]; cgroup quota {p.CgroupCpuQuota}; THP {p.TransparentHugePages}" +
             (env.ClockSource.Length > 0 ? $"; clock {env.ClockSource}, {Nanos(env.ClockRead)} a read." : ".");
+    }
+
+    /// <summary>Whether the JIT compiled anything while scenarios measured (first compilations or tier-ups), summed over processes.</summary>
+    private static string JitLine(IReadOnlyList<Scenario> results)
+    {
+        var jit = results.Select(r => (Methods: r.Stats?.Processes.Sum(p => p.JitCompiledMethods) ?? 0,
+            Seconds: r.Stats?.Processes.Sum(p => p.JitTime?.ToTimeSpan().TotalSeconds ?? 0) ?? 0)).ToList();
+        int withJit = jit.Count(j => j.Methods > 0);
+        return withJit == 0
+            ? Environment.NewLine + "JIT during the measured windows: no method compiled." + Environment.NewLine
+            : Environment.NewLine + $"JIT during the measured windows: {jit.Sum(j => j.Methods)} methods compiled in {withJit} of {jit.Count} scenarios, " +
+              $"{jit.Sum(j => j.Seconds) * 1000:0.#} ms of compilation (per process in results.json: jit_compiled_methods, jit_time)." + Environment.NewLine;
     }
 
     private static string Percent(double value) => value.ToString("0", CultureInfo.InvariantCulture) + " %";

@@ -11,18 +11,15 @@ namespace IpcBench.Daemon.Scenarios;
 /// </summary>
 internal static class EnvironmentProbe
 {
+    private static readonly TimeSpan ProbeTime = TimeSpan.FromMilliseconds(30);
+
     public static RunEnvironment Read(ResolvedSpec spec)
     {
         var machine = MachineInfo.Read();
-        var placement = spec.Placement;
-        var publisherCpus = UsedCpus(placement.PublisherCpus, spec.Publishers);
-        var subscriberCpus = UsedCpus(placement.SubscriberCpus, spec.Subscribers);
-        bool pairPinned = !publisherCpus.IsEmpty && !subscriberCpus.IsEmpty;
-        int pubCpu = pairPinned ? placement.PublisherCpus.AtWrapped(0) : 0;
-        int subCpu = pairPinned ? placement.SubscriberCpus.AtWrapped(0) : 1;
+        var (publisherCpus, subscriberCpus, pairPinned, pubCpu, subCpu) = ProbedPair(spec);
 
         // Between the CPUs the first publisher and subscriber ran on; unpinned, 0 and 1 as before (the result says which).
-        var probe = CoreToCoreProbe.Measure(TimeSpan.FromMilliseconds(30), pubCpu, subCpu);
+        var probe = CoreToCoreProbe.Measure(ProbeTime, pubCpu, subCpu);
         var facts = Describe(publisherCpus, subscriberCpus, pairPinned ? (pubCpu, subCpu) : null);
         var clock = ClockProbe.Measure();
         // Nanosecond precision: TimeSpan's 100 ns ticks would hide the ~50 ns vs ~450 ns difference this probe exists for.
@@ -35,6 +32,26 @@ internal static class EnvironmentProbe
             ClockSource = clock.Source,
             ClockReadNs = (long)Math.Round(clock.ReadNanoseconds),
         };
+    }
+
+    /// <summary>
+    /// The probe of <see cref="Read"/> again, after the measured window: the host moves vCPUs between placements within
+    /// minutes, sometimes during a run, and a probe taken only before it cannot tell.
+    /// </summary>
+    public static long? ProbeAgain(ResolvedSpec spec)
+    {
+        var (_, _, _, pubCpu, subCpu) = ProbedPair(spec);
+        return CoreToCoreProbe.Measure(ProbeTime, pubCpu, subCpu) is { } probe ? (long)Math.Round(probe.MedianRoundTripNs) : null;
+    }
+
+    private static (CpuSet PublisherCpus, CpuSet SubscriberCpus, bool PairPinned, int PublisherCpu, int SubscriberCpu) ProbedPair(ResolvedSpec spec)
+    {
+        var placement = spec.Placement;
+        var publisherCpus = UsedCpus(placement.PublisherCpus, spec.Publishers);
+        var subscriberCpus = UsedCpus(placement.SubscriberCpus, spec.Subscribers);
+        bool pairPinned = !publisherCpus.IsEmpty && !subscriberCpus.IsEmpty;
+        return (publisherCpus, subscriberCpus, pairPinned,
+            pairPinned ? placement.PublisherCpus.AtWrapped(0) : 0, pairPinned ? placement.SubscriberCpus.AtWrapped(0) : 1);
     }
 
     /// <summary>The CPUs of <paramref name="list"/> that <paramref name="count"/> hot loops spread over it in order actually use.</summary>

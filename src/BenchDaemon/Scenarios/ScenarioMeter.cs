@@ -29,40 +29,45 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     private double _tickAgentsCpuSeconds;
     private ProcessMetrics.Sample? _daemonAtStart;
     private ProcessMetrics.Sample? _daemonAtEnd;
+    private JitActivity _daemonJitAtStart;
+    private JitActivity? _daemonJitAtEnd;
+    private bool? _codeSettled;
 
     /// <summary>Counts what publishers send inside the measurement window.</summary>
     public MeasurementWindow Window { get; } = new();
 
-    /// <summary>When (monotonic ns) the measurement begins, after the warmup.</summary>
-    public long MeasureFromNs => _measureFromNs;
-
     /// <summary>Whether the warmup is over (the daemon's CPU is counted from then).</summary>
     public bool Measuring => _daemonAtStart is not null;
+
+    /// <summary>The core-to-core probe before the run and after its measured window (ns), for the placement check.</summary>
+    public (long? BeforeNs, long? AfterNs) CoreToCore { get; set; }
 
     /// <summary>Others' CPU over the measured window so far, in percent of the machine.</summary>
     public double? NoisePercent => _noise.NoisePercent;
 
-    /// <summary>Starts the clock now: warmup for <paramref name="warmupNs"/>, then measurement.</summary>
-    public void Start(long nowNs, long warmupNs)
+    /// <summary>Starts the clock now, in the warmup; the measured window begins with <see cref="BeginMeasuring"/>.</summary>
+    public void Start(long nowNs)
     {
         _startedNs = nowNs;
         _tickDaemon = ProcessMetrics.Take();
         _tickAgentsCpuSeconds = topology.AgentsCpuSeconds;
-        _measureFromNs = nowNs + warmupNs;
-        Window.Start(_measureFromNs);
-        topology.StartMeasurement(_measureFromNs);
+        topology.StartWarmup();
         _latencyIntervalStartMs = DateTimeOffset.UtcNow.ToUnixTimeMilliseconds();
         _noise.WarmupStarted();
-        if (warmupNs == 0)
-        {
-            BeginMeasuring();
-        }
     }
 
-    /// <summary>The warmup is over.</summary>
-    public void BeginMeasuring()
+    /// <summary>
+    /// The warmup is over: messages stamped from <paramref name="nowNs"/> on are measured. <paramref name="codeSettled"/>:
+    /// whether code generation had settled in every process (false: the time limit ended the wait; null: not waited for).
+    /// </summary>
+    public void BeginMeasuring(long nowNs, bool? codeSettled)
     {
+        _measureFromNs = nowNs;
+        _codeSettled = codeSettled;
+        Window.Start(nowNs);
+        topology.StartMeasurement(nowNs);
         _noise.MeasuringStarted();
+        _daemonJitAtStart = JitActivity.Take();
         _daemonAtStart = ProcessMetrics.Take();
     }
 
@@ -71,6 +76,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     {
         _measureToNs = MonotonicClock.NowNs();
         _daemonAtEnd = ProcessMetrics.Take();
+        _daemonJitAtEnd = JitActivity.Take();
         _noise.MeasuringEnded();
     }
 
@@ -186,7 +192,10 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         var daemonStart = _daemonAtStart ?? now;
         var daemonEnd = _daemonAtEnd ?? now;
         var daemon = new ProcessUsage(ProcessUsage.DaemonRole, -1, Environment.ProcessId, daemonEnd.CpuSeconds - daemonStart.CpuSeconds,
-            ProcessMetrics.CpuPercent(daemonStart, daemonEnd), (long)now.PeakRssBytes);
+            ProcessMetrics.CpuPercent(daemonStart, daemonEnd), (long)now.PeakRssBytes)
+        {
+            Jit = _daemonAtStart is null ? null : (_daemonJitAtEnd ?? JitActivity.Take()).Since(_daemonJitAtStart),
+        };
         var stats = new RunStats(
             MessagesSent: sent,
             MessagesReceived: counters.Received,
@@ -205,8 +214,10 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
             WarmupNoisePercent = _noise.WarmupNoisePercent,
             LoadAverage1m = _noise.LoadAverage1m,
             SenderLag = senderLag,
+            WarmupRun = _measureFromNs > 0 ? TimeSpan.FromTicks((_measureFromNs - _startedNs) / 100) : null,
+            CodeSettled = _measureFromNs > 0 ? _codeSettled : null,
         };
-        return stats with { Validity = ValidityRules.Check(spec, stats, _backlog.Growth) };
+        return stats with { Validity = ValidityRules.Check(spec, stats, _backlog.Growth, CoreToCore) };
     }
 
     /// <summary>Deliveries sent and not received (queued, in flight or lost), as the subscribers' latest counters show them.</summary>

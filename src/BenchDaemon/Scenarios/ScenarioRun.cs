@@ -16,6 +16,9 @@ public sealed class ScenarioRun
 {
     private static readonly TimeSpan Tick = TimeSpan.FromSeconds(1);
 
+    // How often the warmup reads the processes' JIT time (agents report theirs every 100 ms in the warmup).
+    private const long CodeSettlePollNs = 50_000_000;
+
     private readonly ScenarioServices _services;
     private readonly object _gate = new();
     private readonly TaskCompletionSource _stopRequested = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -128,6 +131,7 @@ public sealed class ScenarioRun
             {
                 stoppedByUser = await MeasureAsync().ConfigureAwait(false);
                 await TearDownMeasurementAsync().ConfigureAwait(false);
+                await ProbeAgainAsync().ConfigureAwait(false);
                 ThrowIfTooNoisy();
             }
             else
@@ -165,8 +169,11 @@ public sealed class ScenarioRun
     /// <summary>Runs publishers until the duration is over (false) or a stop was requested (true).</summary>
     private async Task<bool> MeasureAsync()
     {
-        long warmupNs = Spec.Warmup.Ticks * 100;
-        _meter.Start(MonotonicClock.NowNs(), warmupNs);
+        long startedNs = MonotonicClock.NowNs();
+        long warmupEndNs = startedNs + Spec.Warmup.Ticks * 100;
+        long settleTimeoutNs = _services.Options.CodeSettleTimeoutSeconds * 1_000_000_000L;
+        var settling = new CodeSettling();
+        _meter.Start(startedNs);
         lock (_gate)
         {
             _startedAt = DateTime.UtcNow;
@@ -174,46 +181,65 @@ public sealed class ScenarioRun
 
         _topology.CreatePublishers(_meter.Window);
         _ = _topology.WatchHeartbeatsAsync();
-        SetState(warmupNs > 0 ? RunState.WarmingUp : RunState.Running);
-        _trace?.BeginPhase(warmupNs > 0 ? "warmup" : "run");
+        SetState(RunState.WarmingUp);
+        _trace?.BeginPhase("warmup");
         _topology.StartPublishers();
 
-        long measureFromNs = _meter.MeasureFromNs;
-        long? endNs = Spec.Duration is { } duration ? measureFromNs + duration.Ticks * 100 : null;
+        long tickNs = Tick.Ticks * 100;
+        long nextTickNs = startedNs + tickNs;
+        long? endNs = null;
         while (true)
         {
             long now = MonotonicClock.NowNs();
-            long untilEnd = endNs is { } end ? end - now : long.MaxValue;
-            long untilMeasure = _meter.Measuring ? long.MaxValue : measureFromNs - now;
-            long waitNs = Math.Max(0, Math.Min(Math.Min(untilEnd, untilMeasure), Tick.Ticks * 100));
-            var first = await Task.WhenAny(Task.Delay(TimeSpan.FromTicks(waitNs / 100)), _stopRequested.Task, _failures.First).ConfigureAwait(false);
+            long wakeNs = Math.Min(nextTickNs, endNs ?? long.MaxValue);
+            if (!_meter.Measuring)
+            {
+                // Until the window begins: at the warmup's end, and (settling) at every reading of the JIT times.
+                wakeNs = Math.Min(wakeNs, settleTimeoutNs == 0 ? warmupEndNs : now + CodeSettlePollNs);
+            }
+
+            var first = await Task.WhenAny(Task.Delay(TimeSpan.FromTicks(Math.Max(0, wakeNs - now) / 100)), _stopRequested.Task, _failures.First).ConfigureAwait(false);
             if (first == _failures.First)
             {
                 throw new ScenarioFailureException(_failures.First.Result);
             }
 
             now = MonotonicClock.NowNs();
-            if (!_meter.Measuring && now >= measureFromNs)
+            bool began = false;
+            if (!_meter.Measuring)
             {
-                _meter.BeginMeasuring();
-                SetState(RunState.Running);
-                _trace?.BeginPhase("run");
+                bool? settled = settleTimeoutNs == 0 ? null : _topology.CodeSettled(settling, now);
+                if ((now >= warmupEndNs && settled is null or true) || now >= warmupEndNs + settleTimeoutNs)
+                {
+                    _meter.BeginMeasuring(now, settled);
+                    endNs = Spec.Duration is { } duration ? now + duration.Ticks * 100 : null;
+                    began = true;
+                    SetState(RunState.Running);
+                    _trace?.BeginPhase("run");
+                }
             }
 
-            var interval = _meter.Tick(now);
-            lock (_gate)
+            bool stop = first == _stopRequested.Task;
+            bool ended = endNs is { } stopAt && now >= stopAt;
+            if (now >= nextTickNs || began || stop || ended)
             {
-                _lastInterval = interval;
+                nextTickNs = now + tickNs;
+                var interval = _meter.Tick(now);
+                lock (_gate)
+                {
+                    _lastInterval = interval;
+                }
+
+                // The series the database keeps: one point per tick, queued (never awaited) on this tick thread.
+                _services.Recorder.Interval(this, interval);
             }
 
-            // The series the database keeps: one point per tick, queued (never awaited) on this tick thread.
-            _services.Recorder.Interval(this, interval);
-            if (first == _stopRequested.Task)
+            if (stop)
             {
                 return true;
             }
 
-            if (endNs is { } stopAt && now >= stopAt)
+            if (ended)
             {
                 return false;
             }
@@ -229,6 +255,17 @@ public sealed class ScenarioRun
         _failures.ThrowIfFailed();
         await _topology.FinishSubscribersAsync().ConfigureAwait(false);
         _meter.AddTail();
+    }
+
+    /// <summary>The core-to-core probe again, the publishers stopped: whether the host moved the vCPUs during the run.</summary>
+    private async Task ProbeAgainAsync()
+    {
+        long? after = await Task.Run(() => EnvironmentProbe.ProbeAgain(Spec)).ConfigureAwait(false);
+        lock (_gate)
+        {
+            _environment = _environment is { } before ? before with { CoreToCoreAfterNs = after } : null;
+            _meter.CoreToCore = (_environment?.CoreToCoreRoundTripNs, after);
+        }
     }
 
     /// <summary>max_noise_percent: a result measured on a machine busier than the spec allows is FAILED, its figures kept.</summary>

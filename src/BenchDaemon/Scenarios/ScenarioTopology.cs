@@ -112,13 +112,47 @@ internal sealed class ScenarioTopology(
         return true;
     }
 
-    /// <summary>Measurement starts at <paramref name="fromNs"/> for every subscriber.</summary>
+    /// <summary>The publishers are starting: every subscriber's warmup begins.</summary>
+    public void StartWarmup()
+    {
+        foreach (var subscriber in _subscribers)
+        {
+            subscriber.StartWarmup();
+        }
+    }
+
+    /// <summary>The measured window began at <paramref name="fromNs"/>: every subscriber is told.</summary>
     public void StartMeasurement(long fromNs)
     {
         foreach (var subscriber in _subscribers)
         {
             subscriber.StartMeasurement(fromNs);
         }
+    }
+
+    /// <summary>
+    /// Reads the JIT time of the daemon (now) and of every agent (at its latest report) into <paramref name="settling"/>,
+    /// and says whether all of them have settled.
+    /// </summary>
+    public bool CodeSettled(CodeSettling settling, long nowNs)
+    {
+        const string daemon = "daemon";
+        settling.Observe(daemon, System.Runtime.JitInfo.GetCompilationTime(), nowNs);
+        var processes = new List<string>(_subscribers.Count + 1) { daemon };
+        foreach (var subscriber in _subscribers)
+        {
+            if (subscriber is not LocalSubscriber)
+            {
+                string key = "agent " + subscriber.Index.ToString(System.Globalization.CultureInfo.InvariantCulture);
+                processes.Add(key);
+                if (subscriber.JitTime is { } reported)
+                {
+                    settling.Observe(key, reported.Jit, reported.ReportedAtNs);
+                }
+            }
+        }
+
+        return settling.Settled(processes);
     }
 
     /// <summary>Creates a publisher worker per endpoint, counting into <paramref name="window"/>; they start with <see cref="StartPublishers"/>.</summary>

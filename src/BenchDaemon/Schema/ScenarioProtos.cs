@@ -149,8 +149,14 @@ public static class ScenarioProtos
             MeasuredDuration = s.MeasuredDuration is { } measured ? Duration.FromTimeSpan(measured) : null,
             Latency = s.Latency is { } latency ? ToProto(latency) : null,
             SenderLag = s.SenderLag is { } lag ? ToProto(lag) : null,
+            WarmupRun = s.WarmupRun is { } warmup ? Duration.FromTimeSpan(warmup) : null,
         };
         stats.Processes.AddRange(s.Processes.Select(ToProto));
+        if (s.CodeSettled is { } settled)
+        {
+            stats.CodeSettled = settled;
+        }
+
         stats.Validity.AddRange(s.Validity.Select(n => new V1.ValidityNote { Kind = (V1.ValidityKind)n.Kind, Detail = n.Detail }));
         if (s.NoisePercent is { } noise)
         {
@@ -181,6 +187,8 @@ public static class ScenarioProtos
         LoadAverage1m = s.HasLoadAverage1M ? s.LoadAverage1M : null,
         SenderLag = s.SenderLag is { } lag ? FromProto(lag) : null,
         Validity = [.. s.Validity.Where(n => n.Kind != V1.ValidityKind.Unspecified).Select(n => new Model.ValidityNote((Model.ValidityKind)n.Kind, n.Detail))],
+        WarmupRun = s.WarmupRun?.ToTimeSpan(),
+        CodeSettled = s.HasCodeSettled ? s.CodeSettled : null,
     };
 
     public static SenderLagStats ToProto(SenderLagSummary s) => new()
@@ -230,17 +238,30 @@ public static class ScenarioProtos
         s.Elapsed?.ToTimeSpan() ?? TimeSpan.Zero, s.MessagesPerSecond, s.BytesPerSecond,
         s.Latency is { } latency ? FromProto(latency) : null, s.DaemonCpuPercent, s.AgentsCpuPercent);
 
-    public static ProcessStats ToProto(ProcessUsage p) => new()
+    public static ProcessStats ToProto(ProcessUsage p)
     {
-        Role = p.Role,
-        Index = p.Index,
-        Pid = p.Pid,
-        CpuSeconds = p.CpuSeconds,
-        CpuPercent = p.CpuPercent,
-        PeakRssBytes = (ulong)p.PeakRssBytes,
-    };
+        var stats = new ProcessStats
+        {
+            Role = p.Role,
+            Index = p.Index,
+            Pid = p.Pid,
+            CpuSeconds = p.CpuSeconds,
+            CpuPercent = p.CpuPercent,
+            PeakRssBytes = (ulong)p.PeakRssBytes,
+        };
+        if (p.Jit is { } jit)
+        {
+            stats.JitCompiledMethods = jit.Methods;
+            stats.JitTime = Duration.FromTimeSpan(jit.Time);
+        }
 
-    public static ProcessUsage FromProto(ProcessStats p) => new(p.Role, p.Index, p.Pid, p.CpuSeconds, p.CpuPercent, (long)p.PeakRssBytes);
+        return stats;
+    }
+
+    public static ProcessUsage FromProto(ProcessStats p) => new(p.Role, p.Index, p.Pid, p.CpuSeconds, p.CpuPercent, (long)p.PeakRssBytes)
+    {
+        Jit = p.HasJitCompiledMethods ? new JitActivity(p.JitCompiledMethods, p.JitTime?.ToTimeSpan() ?? TimeSpan.Zero) : null,
+    };
 
     public static EnvironmentInfo ToProto(RunEnvironment e)
     {
@@ -262,6 +283,7 @@ public static class ScenarioProtos
         }
 
         info.ClockRead = Nanoseconds(e.ClockReadNs);
+        info.CoreToCoreRoundTripAfter = Nanoseconds(e.CoreToCoreAfterNs);
         return info;
     }
 
@@ -272,6 +294,7 @@ public static class ScenarioProtos
         Placement = e.Placement is { } placement ? FromProto(placement) : null,
         ClockSource = e.ClockSource,
         ClockReadNs = e.ClockRead is { } read ? ToNanoseconds(read) : null,
+        CoreToCoreAfterNs = e.CoreToCoreRoundTripAfter is { } after ? ToNanoseconds(after) : null,
     };
 
     public static PlacementInfo ToProto(PlacementFacts p)

@@ -15,10 +15,10 @@ public sealed class LocalSubscriber(int index, SubscriberHost host) : Subscriber
 
     public SubscriberHost Host => host;
 
+    public override void StartWarmup() => ObserveReceived(host.Counters.Received, MonotonicClock.NowNs());
+
     public override void StartMeasurement(long fromNs)
     {
-        ObserveReceived(host.Counters.Received, MonotonicClock.NowNs());
-        host.Window.Start(fromNs);
     }
 
     public override void DrainLatencyInto(HistogramBase into) => host.ReadLatencyInterval(into);

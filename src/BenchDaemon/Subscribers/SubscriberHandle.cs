@@ -45,7 +45,18 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
     /// </summary>
     public virtual long? LastHeardNs => null;
 
+    /// <summary>The publishers are starting: the warmup begins (an agent reports often from here, and is watched for silence).</summary>
+    public abstract void StartWarmup();
+
+    /// <summary>The measured window began at <paramref name="fromNs"/> (publishers mark its messages).</summary>
     public abstract void StartMeasurement(long fromNs);
+
+    /// <summary>
+    /// For a subscriber in a process of its own: the time its JIT had spent at its latest report and when that report
+    /// arrived (monotonic ns), for the code-settling check; null in-process (the daemon's own reading covers it) or
+    /// before its first report.
+    /// </summary>
+    public virtual (TimeSpan Jit, long ReportedAtNs)? JitTime => null;
 
     /// <summary>Lets the subscriber drain (up to <paramref name="drainTimeout"/>) and collects its final counters.</summary>
     public abstract Task FinishAsync(TimeSpan drainTimeout, CancellationToken cancellationToken);

@@ -50,4 +50,11 @@ public enum MessageFlags : ushort
     /// sampled stamp, close enough to place them in or out of the measured window.
     /// </summary>
     LatencySample = 4,
+
+    /// <summary>
+    /// Sent inside the measured window (its stamp at or after the window's start): receivers count it toward throughput
+    /// and latency. The publisher decides, so the window may start whenever the daemon chooses (once code generation
+    /// has settled) without telling every receiver first.
+    /// </summary>
+    Measured = 8,
 }
