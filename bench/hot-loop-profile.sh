@@ -4,10 +4,11 @@
 # measures, and prints each thread's functions with their share of samples and that share in ns per message.
 # Under SPIN both threads are busy for the whole window, so a thread's time per message is 1 s / msg/s, and a function
 # with share s costs s x that. JIT-compiled frames are named through the runtime's perf map (DOTNET_PerfMapEnabled=1,
-# inherited by the agents; the map files are removed at the end).
+# inherited by the agents; the map files are removed at the end), with W^X double mapping off
+# (DOTNET_EnableWriteXorExecute=0): perf cannot name code that runs from the runtime's memfd double mapping.
 #
 # Usage: bench/hot-loop-profile.sh [TRANSPORT (shm-ring)] [PAYLOAD (8)] [ACCESS (full)]
-# Knobs: DURATION=8 (measured seconds), WARMUP=2, SAMPLE=4 (seconds sampled, from the middle of the window),
+# Knobs: DURATION=8 (measured seconds), WARMUP=2 (the least warmup), SAMPLE=4 (seconds sampled, mid-window),
 #        TOP=14 (functions per thread), OUT=dir, SKIP_BUILD=1.
 # Needs: perf (Debian's linux-perf) with kernel.perf_event_paranoid <= 1 or root, python3, the .NET 10 SDK. Hardware
 # counters are not needed (cpu-clock is a software event; most VMs have no PMU).
@@ -41,12 +42,18 @@ trap cleanup EXIT
 
 say "run: $transport $payload B $access, 1:1 stream, wait spin, ${WARMUP}s warmup + ${DURATION}s"
 set -m
-DOTNET_PerfMapEnabled=1 dotnet src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll run --transports "$transport" \
+DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0 dotnet src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll run --transports "$transport" \
   --payloads "$payload" --access "$access" --wait spin --duration "${DURATION}s" --warmup "${WARMUP}s" --out "$out/run" \
   "--IpcBench:DatabasePath=$out/profile.db" "--IpcBench:RuntimeDirectory=$out/runtime" >>"$log" 2>&1 &
 run_pid=$!
 set +m
-sleep "$(awk "BEGIN{print $WARMUP + 2 + ($DURATION - $SAMPLE) / 2}")"
+# The warmup runs on until code generation settles (seconds): sample once the run says it is measuring.
+for ((waited = 0; waited < 600; waited++)); do
+  grep -q RUNNING "$log" 2>/dev/null && break
+  kill -0 "$run_pid" 2>/dev/null || break
+  sleep 0.1
+done
+sleep "$(awk "BEGIN{print ($DURATION - $SAMPLE) / 2}")"
 say "sampling every CPU for ${SAMPLE}s"
 perf record -e cpu-clock -F 9999 -a -o "$out/perf.data" -- sleep "$SAMPLE" >>"$log" 2>&1
 wait "$run_pid" || { say "the run failed (see $log)"; exit 1; }
@@ -56,7 +63,7 @@ perf report -i "$out/perf.data" --no-children --sort comm,sym --stdio --percent-
 python3 - "$out/run/results.json" "$out/report.txt" "$TOP" <<'PY'
 import json, sys, re
 results, report, top = sys.argv[1], sys.argv[2], int(sys.argv[3])
-scenario = json.load(open(results))["scenarios"][0]
+scenario = json.load(open(results))["scenarios"][0]["scenario"]
 stats = scenario.get("stats", {})
 rate = float(stats.get("messages_per_second", 0))
 if rate <= 0:
