@@ -10,6 +10,13 @@ namespace IpcBench.Workload;
 /// </summary>
 public static class CoreToCoreProbe
 {
+    /// <summary>
+    /// Two probes this many times apart were taken in different placements: well above one placement's own spread
+    /// (70–150 ns near) and below the near/far distance (~4x). A suite's probes split into classes at such a gap, and a
+    /// result whose probes before and after its run are this far apart was moved during it.
+    /// </summary>
+    public const double PlacementGapRatio = 2;
+
     public sealed record Result(double MedianRoundTripNs, string Cores);
 
     /// <summary>

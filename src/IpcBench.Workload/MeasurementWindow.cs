@@ -1,8 +1,9 @@
 namespace IpcBench.Workload;
 
 /// <summary>
-/// When measurement starts, shared by the hot loops of one process. Messages sent (stamped) at or after
-/// <see cref="FromNs"/> count toward throughput and latency; warmup traffic before it only toward the totals.
+/// When measurement starts, shared by the publishers of one scenario. Messages stamped at or after <see cref="FromNs"/>
+/// are sent with MessageFlags.Measured and count toward throughput and latency; warmup traffic before it only toward the
+/// totals. Receivers read the flag, not this window, so the daemon may start it at any moment.
 /// </summary>
 public sealed class MeasurementWindow
 {

@@ -28,11 +28,8 @@ public static class ValidityRules
     /// <summary>And by more than this share of the window's deliveries (a long soak's backlog may wander by a few seconds).</summary>
     public const double BacklogGrowthShare = 0.01;
 
-    /// <summary>
-    /// Probes this many times apart were taken in different placements: the same 2x gap that splits a suite's probes into
-    /// near and far (PlacementStrata), well above the probe's own spread within one placement (70–150 ns near).
-    /// </summary>
-    public const double PlacementMovedRatio = 2;
+    /// <summary>Probes this many times apart were taken in different placements (the probe's own rule).</summary>
+    public const double PlacementMovedRatio = IpcBench.Workload.CoreToCoreProbe.PlacementGapRatio;
 
     /// <param name="backlogGrowth">The backlog's growth over the measured window along its fitted line, in deliveries; null
     /// when too few one-second ticks were measured to fit one.</param>

@@ -15,7 +15,8 @@ public sealed record PlacementStrata(double? BoundaryNanoseconds, bool Unsplit =
     /// </summary>
     public static readonly PlacementStrata None = new(null, Unsplit: true);
 
-    public const double MinimumGapRatio = 2;
+    /// <summary>The one ratio that tells placements apart: a result's own probes before and after use it too.</summary>
+    public const double MinimumGapRatio = IpcBench.Workload.CoreToCoreProbe.PlacementGapRatio;
 
     public const string Near = "near";
     public const string Far = "far";
