@@ -58,26 +58,15 @@ run_build() { # label, checkout, round
     say "$label: some scenario failed (see $log)"
   fi
   [[ -f $dir/results.json ]] || return 0
-  python3 - "$dir/results.json" "$label" "$round" "$NEAR_NS" >>"$tsv" <<'PY'
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=bench python3 - "$dir/results.json" "$label" "$round" "$NEAR_NS" >>"$tsv" <<'PY'
 import json, sys
-def ns(d): return float((d or "0s").rstrip("s")) * 1e9
-def placement(env):
-    # The probe before the run, and (newer builds) the one after it: a run whose two probes fall in different
-    # placements was moved by the host while it ran, and its figures mix both.
-    near = float(sys.argv[4])
-    probe, after = ns(env.get("core_to_core_round_trip")), ns(env.get("core_to_core_round_trip_after"))
-    if not probe:
-        return ("unknown", "")
-    where = "near" if probe <= near else "far"
-    if after and ("near" if after <= near else "far") != where:
-        return ("moved", f"{probe:.0f}→{after:.0f}")
-    return (where, f"{probe:.0f}")
+from placement import ns, placement
 for record in json.load(open(sys.argv[1]))["scenarios"]:
     s = record["scenario"]; spec = s["spec"]; st = s.get("stats", {}); lat = st.get("latency", {})
     cell = f'{spec["transport"]} {spec["payload_bytes"]} B {spec.get("payload_access", "").replace("PAYLOAD_ACCESS_", "").lower()} ' \
            f'{spec.get("wait_strategy", "").replace("WAIT_STRATEGY_", "").lower()} {spec.get("mode", "").replace("MODE_", "").lower()} ' \
            f'{spec["publishers"]}:{spec["subscribers"]}'
-    where, probe = placement(s.get("environment", {}))
+    where, probe = placement(s.get("environment", {}), float(sys.argv[4]))
     print("\t".join(map(str, [sys.argv[2], sys.argv[3], cell, st.get("messages_per_second", 0), ns(lat.get("p50")), ns(lat.get("p99")),
                               s.get("state", "").replace("SCENARIO_STATE_", ""), where, probe])))
 PY

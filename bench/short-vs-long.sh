@@ -39,18 +39,14 @@ run_one() { # build index, length label, seconds, round
     --warmup "$(awk "BEGIN{print $WARMUP*1000}")ms" --out "$dir" "${run_args[@]}" \
     "--IpcBench:DatabasePath=$out/b$b.db" "--IpcBench:RuntimeDirectory=$out/runtime-b$b" >>"$log" 2>&1 || say "build $b: the run failed (see $log)"
   [[ -f $dir/results.json ]] || return 0
-  python3 - "$dir/results.json" "$b" "$label" "$round" "$NEAR_NS" >>"$tsv" <<'PY'
+  PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=bench python3 - "$dir/results.json" "$b" "$label" "$round" "$NEAR_NS" >>"$tsv" <<'PY'
 import json, sys
-def ns(d): return float((d or "0s").rstrip("s")) * 1e9
-near = float(sys.argv[5])
+from placement import placement
 for record in json.load(open(sys.argv[1]))["scenarios"]:
-    s = record["scenario"]; env = s.get("environment", {}); st = s.get("stats", {})
-    before, after = ns(env.get("core_to_core_round_trip")), ns(env.get("core_to_core_round_trip_after"))
-    where = "unknown" if not before else ("near" if before <= near else "far")
-    if before and after and ("near" if after <= near else "far") != where:
-        where = "moved"
+    s = record["scenario"]; st = s.get("stats", {})
+    where, probe = placement(s.get("environment", {}), float(sys.argv[5]))
     print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4], s["spec"]["transport"], s["spec"]["payload_bytes"],
-                              st.get("messages_per_second", 0), where, f"{before:.0f}", st.get("warmup_run", "")])))
+                              st.get("messages_per_second", 0), where, probe, st.get("warmup_run", "")])))
 PY
 }
 
