@@ -153,6 +153,55 @@ public class ShmRingTests
         Assert.Equal(Messages, ring.Publisher.Published);
     }
 
+    /// <summary>
+    /// BLOCK's wake-up protocol, a million times: the publisher writes each message only once the receiver has taken
+    /// the last one and announced that it sleeps, at varying delays, so each publish lands either between the
+    /// announcement and FUTEX_WAIT or inside it. A lost wake-up would end a sleep by its 100 ms timeout with the data
+    /// already there.
+    /// </summary>
+    [Fact]
+    public void Block_loses_no_wake_up_over_a_million_sleeps()
+    {
+        const int Messages = 1_000_000;
+        using var ring = Ring.Create(SmallRing(), SlotData, subscribers: 1, WaitMode.Block);
+        var receiver = ring.Receiver(0);
+        long consumed = 0;
+        var consumer = Worker.Start(() =>
+        {
+            for (long seq = 0; seq < Messages; seq++)
+            {
+                Assert.True(receiver.TryReceive(out var message, CancellationToken.None));
+                Assert.Equal(seq, BinaryPrimitives.ReadInt64LittleEndian(message));
+                receiver.Release();
+                Assert.True(receiver.MissedWakeups == 0, $"message {seq}: a sleep timed out with its data already published");
+                Volatile.Write(ref consumed, seq + 1);
+            }
+        });
+        var stopwatch = Stopwatch.StartNew();
+        var producer = Worker.Start(() =>
+        {
+            var random = new Random(33);
+            for (long seq = 0; seq < Messages; seq++)
+            {
+                // The receiver has taken seq - 1 (so it has left its last sleep) and announced the next one.
+                while (Volatile.Read(ref consumed) != seq || ring.Publisher.DataWaiters == 0)
+                {
+                    Thread.SpinWait(4);
+                }
+
+                Thread.SpinWait(random.Next(0, 3) switch { 0 => 0, 1 => random.Next(1, 20), _ => random.Next(20, 400) });
+                BinaryPrimitives.WriteInt64LittleEndian(ring.Publisher.Loan(16), seq);
+                ring.Publisher.Send();
+            }
+        });
+
+        consumer.Complete(TimeSpan.FromMinutes(3));
+        producer.Complete(TimeSpan.FromMinutes(1));
+        Assert.Equal(0, receiver.MissedWakeups);
+        Assert.True(receiver.Sleeps >= Messages, $"{receiver.Sleeps} sleeps announced for {Messages} messages");
+        Console.WriteLine($"{Messages} BLOCK wake-ups in {stopwatch.Elapsed.TotalSeconds:0.0} s, {receiver.Sleeps} sleeps, 0 missed");
+    }
+
     [Fact]
     public void Each_subscriber_has_its_own_cursor_and_the_slowest_gates_the_publisher()
     {
@@ -352,7 +401,12 @@ public class ShmRingTests
 
         var foreign = (byte[])valid.Clone();
         BinaryPrimitives.WriteInt32LittleEndian(foreign.AsSpan(8), 99);
-        Assert.Contains("layout version 99; this build reads version 1", Refusal(foreign));
+        Assert.Contains("layout version 99; this build reads version 2", Refusal(foreign));
+
+        // A file of the version before (a shared published counter, no slot sequences) from an older publisher.
+        var older = (byte[])valid.Clone();
+        BinaryPrimitives.WriteInt32LittleEndian(older.AsSpan(8), 1);
+        Assert.Contains("layout version 1; this build reads version 2", Refusal(older));
 
         var inconsistent = (byte[])valid.Clone();
         BinaryPrimitives.WriteInt32LittleEndian(inconsistent.AsSpan(24), 3);

@@ -11,6 +11,7 @@ internal static unsafe partial class LinuxNative
     // key waiters by (inode, offset), not by this process's address space.
     private const int FutexWaitOperation = 0;
     private const int FutexWakeOperation = 1;
+    private const int ETimedOut = 110;
 
     private static readonly long SysFutex = RuntimeInformation.ProcessArchitecture switch
     {
@@ -21,17 +22,21 @@ internal static unsafe partial class LinuxNative
 
     public static bool FutexSupported => SysFutex > 0;
 
-    /// <summary>Sleeps while <c>*address == expected</c>, at most <paramref name="timeoutMs"/>. Spurious returns are the caller's to re-check.</summary>
-    public static void FutexWait(int* address, int expected, int timeoutMs)
+    /// <summary>
+    /// Sleeps while <c>*address == expected</c>, at most <paramref name="timeoutMs"/>. Spurious returns are the caller's to
+    /// re-check. False when the wait ran out its timeout (ETIMEDOUT); true for a wake-up, a changed word or a signal.
+    /// </summary>
+    public static bool FutexWait(int* address, int expected, int timeoutMs)
     {
         var timeout = new Timespec { Seconds = timeoutMs / 1000, Nanoseconds = timeoutMs % 1000 * 1_000_000L };
-        Syscall(SysFutex, address, FutexWaitOperation, expected, &timeout, null, 0);
+        return Syscall(SysFutex, address, FutexWaitOperation, expected, &timeout, null, 0) == 0
+            || Marshal.GetLastSystemError() != ETimedOut;
     }
 
     public static void FutexWake(int* address, int count) => Syscall(SysFutex, address, FutexWakeOperation, count, null, null, 0);
 
     // syscall(2) is variadic in C; on x86-64 and arm64 Linux integer variadic arguments travel exactly like fixed ones.
-    [LibraryImport("libc", EntryPoint = "syscall")]
+    [LibraryImport("libc", EntryPoint = "syscall", SetLastError = true)]
     private static partial long Syscall(long number, int* address, int operation, int value, Timespec* timeout, int* address2, int value3);
 
     [StructLayout(LayoutKind.Sequential)]

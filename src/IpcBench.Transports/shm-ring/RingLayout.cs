@@ -11,13 +11,17 @@ internal static class RingLayout
     /// <summary>"IPCBRING" read as a little-endian 64-bit integer.</summary>
     public const ulong Magic = 0x474E495242435049;
 
-    public const int Version = 1;
+    /// <summary>
+    /// 2: each slot carries its own sequence word and there is no shared published counter (version 1 had one at
+    /// offset 128). A reader of one version refuses a file of the other, naming both.
+    /// </summary>
+    public const int Version = 2;
     public const int CacheLine = 64;
     public const int PageBytes = 4096;
 
     public const int ControlBytes = 4096;
     public const int CursorBytes = 256;
-    public const int SlotHeaderBytes = 16;
+    public const int SlotHeaderBytes = 24;
     public const int ReplySlotBytes = 128;
     public const int ReplyHeaderBytes = 8;
     public const int ReplySlotCount = 16;
@@ -44,8 +48,8 @@ internal static class RingLayout
     public const int SlotsOffsetOffset = 80;
     public const int PublisherWaitModeOffset = 88;
 
-    // Line 2: written by the publisher on every publish.
-    public const int PublishedOffset = 128;
+    // Line 2: written by the publisher only when a reader sleeps (BLOCK) and at close; nothing here is written per
+    // message: readers learn what is published from each slot's own sequence word.
     public const int DataSignalOffset = 136;
     public const int ClosedOffset = 140;
 
@@ -69,11 +73,14 @@ internal static class RingLayout
     public const int ReplyWrittenOffset = 64;
     public const int ReplyReadOffset = 128;
 
-    // Slot header (SlotHeaderBytes in front of each slot's data).
-    public const int MessageLengthOffset = 0;
-    public const int ChunkLengthOffset = 4;
-    public const int ChunkIndexOffset = 8;
-    public const int ChunkCountOffset = 12;
+    // Slot header (SlotHeaderBytes in front of each slot's data). The sequence word says the slot holds position
+    // s (it reads s + 1; 0 = never written); the publisher writes it last, with release, so a reader that sees it sees
+    // the header and data before it. An 8 B payload's slot (24 + 32 + 8 bytes) is still one cache line.
+    public const int SlotSequenceOffset = 0;
+    public const int MessageLengthOffset = 8;
+    public const int ChunkLengthOffset = 12;
+    public const int ChunkIndexOffset = 16;
+    public const int ChunkCountOffset = 20;
 
     public static long AlignUp(long value, long alignment) => (value + alignment - 1) / alignment * alignment;
 }

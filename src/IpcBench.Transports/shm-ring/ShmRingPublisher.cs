@@ -21,7 +21,6 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     private readonly long _stallMs;
 
     private readonly byte* _slots;
-    private readonly long* _published;
     private readonly int* _dataSignal;
     private readonly int* _dataWaiters;
     private readonly int* _closed;
@@ -55,8 +54,8 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     private int _chunkCount;
 
     /// <summary>
-    /// The chunks of the current segmented loan are all published by Send, with one release store, rather than one by
-    /// one: the writer may then write chunk 0 (the header) last. Possible when the message fits the ring.
+    /// The chunks of the current segmented loan are all published by Send (their sequence words, chunk 0's last) rather
+    /// than one by one: the writer may then write chunk 0 (the header) last. Possible when the message fits the ring.
     /// </summary>
     private bool _holdChunks;
 
@@ -78,7 +77,6 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
 
         byte* file = _mapping.Base;
         _slots = file + geometry.SlotsOffset;
-        _published = (long*)(file + PublishedOffset);
         _dataSignal = (int*)(file + DataSignalOffset);
         _dataWaiters = (int*)(file + DataWaitersOffset);
         _closed = (int*)(file + ClosedOffset);
@@ -216,7 +214,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         WriteSlotHeader(_loanSlot, _loanLength, _slotDataBytes, _chunkIndex, _chunkCount);
         if (!_holdChunks)
         {
-            Publish(_next + 1);
+            Publish(_loanSlot, _next);
         }
 
         _chunkIndex++;
@@ -272,12 +270,19 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
                 }
 
                 WriteSlotHeader(slot, _loanLength, _loanLength - (_chunkIndex * _slotDataBytes), _chunkIndex, _chunkCount);
-                Publish(_next + (_holdChunks ? _chunkCount : 1));
+                if (_holdChunks)
+                {
+                    PublishHeld(_chunkCount);
+                }
+                else
+                {
+                    Publish(slot, _next);
+                }
             }
             else if (slot != null)
             {
                 WriteSlotHeader(slot, _loanLength, _loanLength, 0, 1);
-                Publish(_next + 1);
+                Publish(slot, _next);
             }
             else
             {
@@ -308,7 +313,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
             WriteSlotHeader(slot, total, length, chunk, count);
 
             // Each chunk is published on its own, so subscribers copy chunk k while we write chunk k+1.
-            Publish(sequence + 1);
+            Publish(slot, sequence);
         }
     }
 
@@ -321,26 +326,46 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         *(int*)(slot + ChunkCountOffset) = chunkCount;
     }
 
+    /// <summary>
+    /// Publishes the slot of <paramref name="sequence"/> (= <see cref="_next"/>): its sequence word, written last with
+    /// release, tells readers that the header and data before it are complete. No line that every reader polls is
+    /// written per message: each reader polls the slot it is about to read, which it has to fetch anyway.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Publish(long next)
+    private void Publish(byte* slot, long sequence)
     {
-        _next = next;
-
-        // Release: the slot's contents are visible to whoever sees the new count.
-        Volatile.Write(ref *_published, next);
+        _next = sequence + 1;
+        Volatile.Write(ref *(long*)(slot + SlotSequenceOffset), sequence + 1);
         if (_block)
         {
             WakeReaders();
         }
     }
 
+    /// <summary>Publishes the <paramref name="count"/> chunks of a held message: chunks 1.. first, chunk 0 last.</summary>
+    private void PublishHeld(int count)
+    {
+        long first = _next;
+        for (int chunk = 1; chunk < count; chunk++)
+        {
+            Volatile.Write(ref *(long*)(SlotAt(first + chunk) + SlotSequenceOffset), first + chunk + 1);
+        }
+
+        // A reader waits on chunk 0 (a joiner is placed at a message start): seeing it, it sees every chunk above.
+        Publish(SlotAt(first), first);
+        _next = first + count;
+    }
+
     private void WakeReaders()
     {
-        // The increment changes the futex word (a reader about to sleep on the old value returns at once) and is a full
-        // fence, so either we see the reader's waiter count or the reader sees our new count: no lost wake-up.
-        Interlocked.Increment(ref *_dataSignal);
+        // Dekker with SleepOnData: we store the slot's sequence, fence, read the waiter count; a reader increments the
+        // count (a fence), then reads the sequence. Either we see its count or it sees our sequence. When we see a
+        // sleeper, the increment changes the futex word it read before announcing itself, so a FUTEX_WAIT that has not
+        // started yet returns at once: no lost wake-up, and no write to a shared line while nobody sleeps.
+        Interlocked.MemoryBarrier();
         if (Volatile.Read(ref *_dataWaiters) != 0)
         {
+            Interlocked.Increment(ref *_dataSignal);
             LinuxNative.FutexWake(_dataSignal, int.MaxValue);
         }
     }
@@ -435,6 +460,9 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         _replies.Release();
         Exit();
     }
+
+    /// <summary>Test hook: how many receivers have announced a sleep on this ring's data signal.</summary>
+    internal int DataWaiters => Volatile.Read(ref *_dataWaiters);
 
     /// <summary>Test hook: registers <paramref name="pid"/> as an active subscriber that never reads, as a real one that got stuck would.</summary>
     internal int AddSubscriberForTest(int pid, int subscriberIndex)

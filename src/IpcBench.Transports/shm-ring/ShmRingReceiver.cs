@@ -21,7 +21,6 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     private readonly int _ownPid = Environment.ProcessId;
     private readonly int _publisherPid;
     private readonly byte* _slots;
-    private readonly long* _published;
     private readonly int* _dataSignal;
     private readonly int* _dataWaiters;
     private readonly int* _closed;
@@ -45,7 +44,6 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     /// <summary>The cursor as the publisher sees it: <see cref="_position"/> is published in batches (see <see cref="Advance"/>).</summary>
     private long _cursorShared;
     private readonly long _cursorBatch;
-    private long _available;
     private bool _admitted;
     private bool _needsMessageStart;
     private bool _pending;
@@ -73,7 +71,6 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         byte* file = mapping.Base;
         _publisherPid = *(int*)(file + OwnerPidOffset);
         _slots = file + geometry.SlotsOffset;
-        _published = (long*)(file + PublishedOffset);
         _dataSignal = (int*)(file + DataSignalOffset);
         _dataWaiters = (int*)(file + DataWaitersOffset);
         _closed = (int*)(file + ClosedOffset);
@@ -167,12 +164,12 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
             while (true)
             {
                 long sequence = _position;
-                if (sequence >= _available && !WaitForData(sequence, cancellationToken))
+                byte* slot = SlotAt(sequence);
+                if (!IsPublished(slot, sequence) && !WaitForData(slot, sequence, cancellationToken))
                 {
                     return false;
                 }
 
-                byte* slot = SlotAt(sequence);
                 int length = *(int*)(slot + MessageLengthOffset);
                 int chunkCount = *(int*)(slot + ChunkCountOffset);
                 if (chunkCount == 1)
@@ -251,7 +248,8 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         Advance(_position + 1);
         _chunkIndex++;
         long sequence = _position;
-        if (sequence >= _available && !WaitForData(sequence, cancellationToken))
+        byte* slot = SlotAt(sequence);
+        if (!IsPublished(slot, sequence) && !WaitForData(slot, sequence, cancellationToken))
         {
             // Whatever comes next starts with a tail to skip.
             _needsMessageStart = true;
@@ -259,7 +257,6 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
             return false;
         }
 
-        byte* slot = SlotAt(sequence);
         if (*(int*)(slot + ChunkIndexOffset) == 0)
         {
             EndSegments();
@@ -315,14 +312,14 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         for (int chunk = 0, offset = 0; chunk < count; chunk++, offset += _slotDataBytes)
         {
             long sequence = _position;
-            if (sequence >= _available && !WaitForData(sequence, cancellationToken))
+            byte* slot = SlotAt(sequence);
+            if (!IsPublished(slot, sequence) && !WaitForData(slot, sequence, cancellationToken))
             {
                 // Closed or cancelled mid-message: whatever comes next starts with a tail to skip.
                 _needsMessageStart = true;
                 return ChunksResult.Closed;
             }
 
-            byte* slot = SlotAt(sequence);
             if (chunk > 0 && *(int*)(slot + ChunkIndexOffset) == 0)
             {
                 return ChunksResult.Abandoned;
@@ -404,7 +401,6 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
             {
                 _position = Volatile.Read(ref *_cursor);
                 _cursorShared = _position;
-                _available = _position;
                 _admitted = true;
                 _needsMessageStart = true;
                 return true;
@@ -422,7 +418,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
 
             if (_block)
             {
-                SleepOnData(-1);
+                SleepOnData(null, -1);
             }
             else
             {
@@ -431,19 +427,21 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         }
     }
 
-    /// <summary>Waits until the publisher has published <paramref name="sequence"/>. False when closed (and drained) or cancelled.</summary>
-    private bool WaitForData(long sequence, CancellationToken cancellationToken)
+    /// <summary>
+    /// Whether the slot holds <paramref name="sequence"/>, published: its sequence word (acquire) reads sequence + 1.
+    /// Older laps read less, and the publisher cannot lap an admitted cursor, so equality is the whole test.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool IsPublished(byte* slot, long sequence) => Volatile.Read(ref *(long*)(slot + SlotSequenceOffset)) == sequence + 1;
+
+    /// <summary>Waits until the publisher has published <paramref name="sequence"/> in <paramref name="slot"/>. False when closed (and drained) or cancelled.</summary>
+    private bool WaitForData(byte* slot, long sequence, CancellationToken cancellationToken)
     {
+        // Caught up: the cursor goes out now, so a publisher that waits for space (held chunks of a message that fits
+        // the ring) never waits for a cursor it cannot see.
         if (_cursorShared != _position)
         {
             PublishCursor(_position);
-        }
-
-        long available = Volatile.Read(ref *_published);
-        if (available > sequence)
-        {
-            _available = available;
-            return true;
         }
 
         while (true)
@@ -451,14 +449,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
             if (Volatile.Read(ref *_closed) != 0)
             {
                 // Closed after its last publish: anything still unread is delivered first.
-                available = Volatile.Read(ref *_published);
-                if (available > sequence)
-                {
-                    _available = available;
-                    return true;
-                }
-
-                return false;
+                return IsPublished(slot, sequence);
             }
 
             if (_closing || cancellationToken.IsCancellationRequested || !CheckLivenessIfDue())
@@ -468,17 +459,15 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
 
             if (_block)
             {
-                SleepOnData(sequence);
+                SleepOnData(slot, sequence);
             }
             else
             {
                 Idle.Pause(_waitMode);
             }
 
-            available = Volatile.Read(ref *_published);
-            if (available > sequence)
+            if (IsPublished(slot, sequence))
             {
-                _available = available;
                 return true;
             }
         }
@@ -486,22 +475,32 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
 
     /// <summary>
     /// One futex sleep on the publisher's data signal, announced through the waiter count so the publisher wakes us;
-    /// waits for <paramref name="sequence"/> to be published, or (when negative) to be admitted.
+    /// waits for <paramref name="sequence"/> to be published in <paramref name="slot"/>, or (slot null) to be admitted.
+    /// The futex word is read before the announcement: see the publisher's WakeReaders for why no wake-up is lost.
     /// </summary>
-    private void SleepOnData(long sequence)
+    private void SleepOnData(byte* slot, long sequence)
     {
         int observed = Volatile.Read(ref *_dataSignal);
         Interlocked.Increment(ref *_dataWaiters);
-        bool nothingNew = sequence < 0
+        bool nothingNew = slot == null
             ? Volatile.Read(ref *_state) != CursorState.Active
-            : Volatile.Read(ref *_published) <= sequence;
-        if (nothingNew && Volatile.Read(ref *_closed) == 0 && !_closing)
+            : !IsPublished(slot, sequence);
+        Sleeps++;
+        if (nothingNew && Volatile.Read(ref *_closed) == 0 && !_closing
+            && !LinuxNative.FutexWait(_dataSignal, observed, LivenessIntervalMs) && slot != null && IsPublished(slot, sequence))
         {
-            LinuxNative.FutexWait(_dataSignal, observed, LivenessIntervalMs);
+            // The liveness timeout ended a sleep whose data had come: the publisher's wake-up was lost.
+            MissedWakeups++;
         }
 
         Interlocked.Decrement(ref *_dataWaiters);
     }
+
+    /// <summary>Times this receiver announced a sleep (a test's evidence that the BLOCK path really ran).</summary>
+    internal long Sleeps { get; private set; }
+
+    /// <summary>Sleeps that ran out their timeout although the data they waited for had been published.</summary>
+    internal long MissedWakeups { get; private set; }
 
     /// <summary>
     /// While waiting, at most every <see cref="LivenessIntervalMs"/>: writes the heartbeat, notices an eviction, checks the
