@@ -4,12 +4,15 @@
 # here, driven by grpcurl, subscriber in a BenchAgent) then its minimal native loop from bench/native:
 #   A. iceoryx2 1:1 64 B HEADER_ONLY SPIN closed loop (default latency sampling) / `ipcbench-native iox2 --minimal`
 #      at 64 B: sequence number only, no clock, no histogram                                          bar >= 0.90
-#   B. shm-ring 1:1 8 B FULL SPIN closed loop / `ipcbench-native ring` 8 B FULL: a bare SPSC ring in /dev/shm with
+#   B. shm-ring 1:1 8 B FULL SPIN closed loop / `ipcbench-native ring` 8 B FULL (the default `--cursor slot-sequence`:
+#      each slot's own sequence word, stored last, tells the consumer it is written): a bare SPSC ring in /dev/shm with
 #      the same fill + checksum + verification, no clock, no histogram                                bar >= 0.5
 #   C. the same as B at 1 KiB (for information)
-# Prints msg/s medians with min–max over the rounds, the ratio (IpcBench / native) per round and its median, and the
-# core-to-core probe the daemon measured before each IpcBench scenario (ns; the two vCPUs' placement moves every
-# figure here, so read the ratios with it).
+# and, right after B's and C's native ring, the same ring with `--cursor per-message` (a shared producer cursor stored
+# after every message, the older design), to show what the slot-sequence ring gains over it (for information).
+# Prints msg/s medians with min–max over the rounds, the ratio (IpcBench / native) per round and its median, the
+# ratio slot-sequence / per-message cursor per round and its median, and the core-to-core probe the daemon measured
+# before each IpcBench scenario (ns; the two vCPUs' placement moves every figure here, so read the ratios with it).
 #
 # Usage: bench/harness-overhead.sh [results-dir]     (default: a new temporary directory)
 # Knobs: ROUNDS=5, DURATION=3 WARMUP=1 (seconds per run), SKIP_BUILD=1 (do not run cargo), CARGO=cargo,
@@ -78,16 +81,22 @@ run_ipcbench() {
     <<<"$final" >>"$tsv"
 }
 
-# One minimal native loop; appends a TSV row of the same shape (no probe). Arguments: round, cell, native arguments.
+# One minimal native loop; appends a TSV row of the same shape (no probe). Arguments: round, cell, impl (native: the
+# default slot-sequence ring or iox2 --minimal; native-per-message: the ring with --cursor per-message), native
+# arguments. A ring whose JSON line does not name the expected cursor mode (a stale binary ignores --cursor) is left out.
 run_native() {
-  local round=$1 cell=$2 line
-  shift 2
+  local round=$1 cell=$2 impl=$3 line
+  shift 3
   if line=$(timeout 120 "$native" "$@" --wait spin --duration "$DURATION" --warmup "$WARMUP" 2>>"$log"); then
-    jq -r --arg r "$round" --arg c "$cell" \
-      '[$r, $c, "native", .msgs_per_sec, .lost, .corrupted, (if .lost == 0 and .corrupted == 0 then "COMPLETED" else "LOSS" end), "", ""] | @tsv' \
+    printf '%s\n' "$line" >>"$out/native.jsonl"
+    jq -r --arg r "$round" --arg c "$cell" --arg i "$impl" '
+      (if $i == "native-per-message" then "per-message" else "slot-sequence" end) as $ring
+      | [$r, $c, $i, .msgs_per_sec, .lost, .corrupted,
+         (if .transport == "ring" and .ring != $ring then "RING-\(.ring // "unnamed")-NOT-\($ring)"
+          elif .lost == 0 and .corrupted == 0 and .duplicated == 0 then "COMPLETED" else "LOSS" end), "", ""] | @tsv' \
       <<<"$line" >>"$tsv"
   else
-    say "native $cell: failed (see $log)"
+    say "native $cell ($impl): failed (see $log)"
   fi
 }
 
@@ -102,13 +111,15 @@ DURATION=$saved
 for ((round = 1; round <= ROUNDS; round++)); do
   say "round $round/$ROUNDS"
   run_ipcbench "$round" iox2-64-header-only iceoryx2 64 HEADER_ONLY
-  run_native "$round" iox2-64-header-only iox2 --minimal --payload 64
+  run_native "$round" iox2-64-header-only native iox2 --minimal --payload 64
   run_ipcbench "$round" ring-8-full shm-ring 8 FULL
-  run_native "$round" ring-8-full ring --payload 8 --access full
+  run_native "$round" ring-8-full native ring --payload 8 --access full --cursor slot-sequence
+  run_native "$round" ring-8-full native-per-message ring --payload 8 --access full --cursor per-message
   run_ipcbench "$round" ring-1024-full shm-ring 1024 FULL
-  run_native "$round" ring-1024-full ring --payload 1024 --access full
+  run_native "$round" ring-1024-full native ring --payload 1024 --access full --cursor slot-sequence
+  run_native "$round" ring-1024-full native-per-message ring --payload 1024 --access full --cursor per-message
 done
-say "done; raw results in $out (results.tsv, r*-*.json: each IpcBench scenario as stored, log.txt, daemon.log)"
+say "done; raw results in $out (results.tsv, native.jsonl, r*-*.json: each IpcBench scenario as stored, log.txt, daemon.log)"
 
 python3 - "$tsv" "$DURATION" "$WARMUP" <<'PY'
 import statistics, sys
@@ -130,8 +141,8 @@ def si(v): return f"{v / 1e6:.2f} M" if v >= 1e6 else f"{v / 1e3:.1f} K" if v >=
 def spread(values): return f"{si(statistics.median(values))} ({si(min(values))}–{si(max(values))})" if values else "–"
 
 cells = [("iox2-64-header-only", "iceoryx2 1:1 64 B HEADER_ONLY SPIN", "iox2 --minimal 64 B", 0.90),
-         ("ring-8-full", "shm-ring 1:1 8 B FULL SPIN", "ring 8 B FULL", 0.5),
-         ("ring-1024-full", "shm-ring 1:1 1 KiB FULL SPIN", "ring 1 KiB FULL", None)]
+         ("ring-8-full", "shm-ring 1:1 8 B FULL SPIN", "ring 8 B FULL (slot-sequence)", 0.5),
+         ("ring-1024-full", "shm-ring 1:1 1 KiB FULL SPIN", "ring 1 KiB FULL (slot-sequence)", None)]
 rounds = max([r for v in runs.values() for r in v] or [0])
 print(f"## Harness overhead and shm-ring vs minimal native loops ({duration} s + {warmup} s warmup per run, 1:1, closed loop; "
       f"median (min–max) of {rounds} interleaved rounds)\n")
@@ -147,6 +158,16 @@ for cell, name, ref, bar in cells:
     per_round = " ".join(f"{x:.2f}" for x in ratios)
     print(f"| {name} | {spread([x['mps'] for x in a.values()])} | {ref} | {spread([x['mps'] for x in b.values()])} | "
           f"{'–' if ratio is None else f'{ratio:.2f}'} ({per_round}) | {verdict} | {probe} |")
+
+print("\n### The native rings: slot-sequence (the reference above) / per-message cursor, back to back in each round\n")
+print("| ring | slot-sequence msg/s | per-message cursor msg/s | slot-sequence / per-message, median (per round) |")
+print("|---|---:|---:|---|")
+for cell, name in [("ring-8-full", "8 B FULL SPIN"), ("ring-1024-full", "1 KiB FULL SPIN")]:
+    a, b = runs.get((cell, "native"), {}), runs.get((cell, "native-per-message"), {})
+    ratios = [a[r]["mps"] / b[r]["mps"] for r in sorted(a) if r in b and b[r]["mps"] > 0]
+    per_round = " ".join(f"{x:.2f}" for x in ratios)
+    print(f"| {name} | {spread([x['mps'] for x in a.values()])} | {spread([x['mps'] for x in b.values()])} | "
+          f"{f'{statistics.median(ratios):.2f}' if ratios else '–'} ({per_round}) |")
 cores = sorted({x["cores"] for (c, i), v in runs.items() if i == "ipcbench" for x in v.values() if x["cores"]})
 if cores:
     print(f"\nProbe cores: {', '.join(cores)}.")

@@ -10,7 +10,9 @@
 //! Two minimal loops, the references for the harness-overhead and shm-ring bars (no clock read per message, no
 //! histogram; msg/s counted by the publisher over a window whose edges a timer thread marks):
 //! ipcbench-native iox2 --minimal [--payload 64] [--wait spin|yield] …   sequence number only (HEADER_ONLY)
-//! ipcbench-native ring [--payload 8] [--access full|header-only] [--slots N] …   a bare SPSC ring in /dev/shm
+//! ipcbench-native ring [--payload 8] [--access full|header-only] [--cursor slot-sequence|per-message] [--slots N] …
+//!                      a bare SPSC ring in /dev/shm; slot-sequence (default): each slot's own sequence word, stored
+//!                      last, says it is written; per-message: a shared producer cursor stored after every message
 
 mod checksum;
 mod common;
@@ -45,6 +47,8 @@ pub struct Config {
     pub minimal: bool,
     /// Ring slots (a power of two); None = ring::slot_count's default.
     pub slots: Option<usize>,
+    /// How the ring's consumer learns that a slot is written (`--cursor`; the ring only).
+    pub cursor: ring::Cursor,
 }
 
 /// The publisher's side of a transport; the loop around it (pacing, round trips, end of stream) is shared.
@@ -64,7 +68,7 @@ fn usage() -> ! {
          \x20                      [--mode stream|round-trip] [--duration SECONDS] [--warmup SECONDS] [--subscribers M]\n\
          \x20      ipcbench-native iox2 --minimal [--payload BYTES] [--wait spin|yield] [--duration S] [--warmup S]\n\
          \x20      ipcbench-native ring [--payload BYTES] [--access full|header-only] [--wait spin|yield] [--slots N]\n\
-         \x20                           [--duration S] [--warmup S]"
+         \x20                           [--cursor slot-sequence|per-message] [--duration S] [--warmup S]"
     );
     std::process::exit(2);
 }
@@ -87,7 +91,9 @@ fn parse(args: &[String]) -> (Config, Vec<(String, String)>) {
         subscribers: 1,
         minimal: transport == Transport::Ring,
         slots: None,
+        cursor: ring::Cursor::SlotSequence,
     };
+    let mut cursor_given = false;
     let mut access_given = false;
     let mut extra = Vec::new();
     let mut i = 1;
@@ -111,10 +117,18 @@ fn parse(args: &[String]) -> (Config, Vec<(String, String)>) {
             "--warmup" => cfg.warmup = value.trim_end_matches('s').parse().unwrap_or_else(|_| usage()),
             "--subscribers" => cfg.subscribers = value.parse().unwrap_or_else(|_| usage()),
             "--slots" => cfg.slots = Some(value.parse().unwrap_or_else(|_| usage())),
+            "--cursor" => {
+                cursor_given = true;
+                cfg.cursor = ring::Cursor::parse(&value).unwrap_or_else(|| usage())
+            }
             _ if key.starts_with("--") => extra.push((key.to_string(), value)),
             _ => usage(),
         }
         i += 2;
+    }
+    if cursor_given && cfg.transport != Transport::Ring {
+        eprintln!("ipcbench-native: --cursor is the ring's");
+        std::process::exit(2);
     }
     if cfg.transport == Transport::Iox2 && cfg.wait == Wait::Block {
         eprintln!("ipcbench-native: iox2 supports --wait spin|yield (no event service here)");
@@ -192,7 +206,10 @@ fn run_publisher(args: &[String]) -> Result<(), String> {
         }
         Transport::Ring => {
             let name = format!("/dev/shm/ipcbench-native-ring-{id}");
-            with_subscribers(&cfg, args, &name, &mut ring::RingPublisher::create(&cfg, &name)?)
+            match cfg.cursor {
+                ring::Cursor::SlotSequence => with_subscribers(&cfg, args, &name, &mut ring::RingPublisher::<true>::create(&cfg, &name)?),
+                ring::Cursor::PerMessage => with_subscribers(&cfg, args, &name, &mut ring::RingPublisher::<false>::create(&cfg, &name)?),
+            }
         }
     }?;
     println!("{line}");
@@ -321,11 +338,13 @@ fn drive<S: PublisherSide>(cfg: &Config, side: &mut S, children: &mut [Child]) -
         (one_way_min, weighted_mean / samples as f64, one_way_max)
     };
     Ok(format!(
-        "{{\"impl\":\"native\",\"minimal\":{},\"transport\":\"{}\",\"payload\":{},\"access\":\"{}\",\"wait\":\"{}\",\"mode\":\"{}\",\"subscribers\":{},\
+        "{{\"impl\":\"native\",\"minimal\":{},\"transport\":\"{}\",{}\"payload\":{},\"access\":\"{}\",\"wait\":\"{}\",\"mode\":\"{}\",\"subscribers\":{},\
          \"sent\":{},\"received\":{},\"measured\":{},\"seconds\":{:.3},\"msgs_per_sec\":{:.1},\"lost\":{},\"corrupted\":{},\"duplicated\":{},\
          \"bad_echoes\":{},\"latency\":\"{}\",\"p50_us\":{:.3},\"p99_us\":{:.3},\"min_us\":{:.3},\"mean_us\":{:.3},\"max_us\":{:.3}}}",
         cfg.minimal,
         match cfg.transport { Transport::Iox2 => "iox2", Transport::Uds => "uds", Transport::Ring => "ring" },
+        // Which ring ran (`--cursor`); the other transports have no such field.
+        if cfg.transport == Transport::Ring { format!("\"ring\":\"{}\",", cfg.cursor.name()) } else { String::new() },
         cfg.payload,
         if cfg.full { "full" } else { "header-only" },
         match cfg.wait { Wait::Spin => "spin", Wait::Yield => "yield", Wait::Block => "block" },
