@@ -222,10 +222,15 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         // The run also kept its scenarios in the database it was given.
         Assert.True(File.Exists(database), $"no database at {database}");
 
-        // Stderr is a pipe here: plain progress lines, no terminal escapes.
-        var stderr = string.Join('\n', log.Lines(0).Where(l => l.StartsWith("[err] ", StringComparison.Ordinal)));
-        Assert.Contains("[2/2] channels 64 B full 1:1 all-to-all COMPLETED", stderr, StringComparison.Ordinal);
+        // Stderr is a pipe here: one plain progress line per finished scenario, no per-poll RUNNING lines, no terminal escapes.
+        var progress = log.Lines(0).Where(l => Regex.IsMatch(l, @"^\[err\] \[\d+/\d+\] ")).ToList();
+        Assert.Equal(2, progress.Count);
+        Assert.Matches(new Regex(@"^\[err\] \[1/2\] uds 64 B 1:1 full \w+: \d[\d.]* (K |M )?msg/s, COMPLETED(, invalid: .*)?$"), progress[0]);
+        Assert.Matches(new Regex(@"^\[err\] \[2/2\] channels 64 B 1:1 full \w+: \d[\d.]* (K |M )?msg/s, COMPLETED(, invalid: .*)?$"), progress[1]);
         Assert.DoesNotContain("\u001b[", log.Text, StringComparison.Ordinal);
+
+        // The placement facts once, not once per scenario.
+        Assert.Single(stdout.Split('\n'), l => l.StartsWith("Placement: ", StringComparison.Ordinal));
     }
 
     [Fact]

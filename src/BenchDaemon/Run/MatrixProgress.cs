@@ -26,15 +26,7 @@ public static class MatrixProgress
     {
         if (live is null)
         {
-            try
-            {
-                return await work(new PlainProgress()).ConfigureAwait(false);
-            }
-            finally
-            {
-                // The last progress line was overwritten in place: end it before the tables or an error.
-                Console.Error.WriteLine();
-            }
+            return await work(Plain(Console.Error)).ConfigureAwait(false);
         }
 
         var display = new LiveProgress(total, perScenario);
@@ -57,10 +49,41 @@ public static class MatrixProgress
                $"{ResultTables.Count(scenario.LastInterval?.MessagesPerSecond ?? 0)} msg/s";
     }
 
-    /// <summary>One line, rewritten in place with \r: a file or CI log still reads it line by line where it ends.</summary>
-    private sealed class PlainProgress : IMatrixProgress
+    /// <summary>Progress for a file, a pipe or CI: one line to <paramref name="error"/> per finished scenario, nothing while one runs.</summary>
+    public static IMatrixProgress Plain(TextWriter error) => new PlainProgress(error);
+
+    /// <summary>
+    /// "[3/28] shm-ring 8 B 1:1 full yield: 12.30 M msg/s, COMPLETED": a finished scenario, its msg/s over the measured
+    /// window and its final state, then what made it invalid or failed, if anything.
+    /// </summary>
+    public static string DescribeFinished(int number, int total, Scenario scenario)
     {
-        public void Update(int number, int total, Scenario scenario) => Console.Error.Write($"\r{Describe(number, total, scenario),-100}");
+        var validity = scenario.Stats is { Validity.Count: > 0 } stats
+            ? ", invalid: " + string.Join(", ", ScenarioProtos.FromProto(stats).Validity.Select(v => v.KindName.Replace('_', ' ')))
+            : string.Empty;
+        var error = string.IsNullOrEmpty(scenario.Error) ? string.Empty : ": " + scenario.Error;
+        return $"[{number}/{total}] {ResultTables.Label(scenario.Spec)}: {ResultTables.Count(scenario.Stats?.MessagesPerSecond ?? 0)} msg/s, " +
+               $"{scenario.State.ToString().ToUpperInvariant()}{error}{validity}";
+    }
+
+    /// <summary>
+    /// One whole line per scenario as it finishes: no \r and no per-poll updates, so a file or a log reads one line a
+    /// scenario. A scenario is written once, however many polls see it finished.
+    /// </summary>
+    private sealed class PlainProgress(TextWriter error) : IMatrixProgress
+    {
+        private int _written;
+
+        public void Update(int number, int total, Scenario scenario)
+        {
+            if (number <= _written || !ScenarioProtos.FromProto(scenario.State).IsFinished())
+            {
+                return;
+            }
+
+            _written = number;
+            error.WriteLine(DescribeFinished(number, total, scenario));
+        }
     }
 
     /// <summary>

@@ -74,7 +74,7 @@ public static class ResultTables
             }
         }
 
-        foreach (var placement in results.Select(r => r.Environment).Where(e => e?.Placement is not null).Select(e => Placement(e!)).Distinct())
+        foreach (var placement in PlacementLines(results))
         {
             text.AppendLine();
             text.AppendLine(placement);
@@ -105,16 +105,98 @@ public static class ResultTables
     private static string SenderLag(SenderLagStats? lag) =>
         lag is null ? "–" : Micros(lag.P99) + (lag.Dominates ? " ⚠" : string.Empty);
 
-    /// <summary>The environment block: where the hot loops ran and what relates those CPUs.</summary>
-    private static string Placement(EnvironmentInfo env)
+    /// <summary>
+    /// Where the hot loops ran and what relates those CPUs, said once: the first scenario's facts (with the clock read's
+    /// cost over every scenario on that clock as a range, since it moves a few ns run to run), then, for the scenarios
+    /// whose facts differ from the first's, only those that differ, scenarios with the same differences on one line.
+    /// </summary>
+    public static IReadOnlyList<string> PlacementLines(IReadOnlyList<Scenario> results)
+    {
+        var placed = results.Where(r => r.Environment?.Placement is not null).ToList();
+        if (placed.Count == 0)
+        {
+            return [];
+        }
+
+        var first = placed[0].Environment;
+        var facts = PlacementFacts(first);
+        var sameClock = placed.Select(r => r.Environment).Where(e => e.ClockSource == first.ClockSource).ToList();
+        var text = new StringBuilder("Placement: ").Append(facts[0].Text);
+        foreach (var fact in facts.Skip(1).Where(f => f.Text.Length > 0))
+        {
+            text.Append(fact.Before).Append(fact.Text).Append(fact.Note);
+        }
+
+        text.Append(first.ClockSource.Length > 0 ? $", {ClockReads(sameClock)} a read." : ".");
+        var lines = new List<string> { text.ToString() };
+        var differences = placed.Skip(1)
+            .Select(r => (Label: Label(r.Spec), Facts: Differences(facts, r.Environment)))
+            .Where(d => d.Facts.Length > 0)
+            .GroupBy(d => d.Facts, StringComparer.Ordinal);
+        foreach (var group in differences)
+        {
+            lines.Add($"Placement of {string.Join(", ", group.Select(d => d.Label).Distinct())}: {group.Key}.");
+        }
+
+        return lines;
+    }
+
+    /// <summary>A scenario as one reads it in a list: "shm-ring 1 KB 1:1 full yield" (its topology too where N:M is more than 1:1).</summary>
+    public static string Label(ScenarioSpec spec) =>
+        $"{spec.Transport} {Bytes(spec.PayloadBytes)} {spec.Publishers}:{spec.Subscribers}" +
+        (spec.Publishers > 1 || spec.Subscribers > 1 ? $" {Topology(spec.Topology)}" : string.Empty) +
+        $" {RunCommand.AccessName(spec.PayloadAccess)} {WaitName(spec.WaitStrategy)}";
+
+    /// <summary>One placement fact: its text, the separator before it on the Placement line, and what that line adds after it.</summary>
+    private sealed record PlacementFact(string Text, string Before = "; ", string Note = "");
+
+    /// <summary>The facts in line order; the clock's is its source alone ("clock tsc", empty when not recorded), its read cost being no fact.</summary>
+    private static List<PlacementFact> PlacementFacts(EnvironmentInfo env)
     {
         var p = env.Placement;
         string sameCore = p.HasSamePhysicalCore ? (p.SamePhysicalCore ? "yes" : "no") : "–";
         string caches = p.SharedCaches.Count == 0 ? "none" : string.Join(", ", p.SharedCaches);
-        return $"Placement: publishers on {p.PublisherCpus}, subscribers on {p.SubscriberCpus}; probe pair {env.CoreToCoreCores} (its round trip per scenario above); " +
-            $"same physical core {sameCore}, shared caches {caches}; SMT {p.Smt} (siblings {p.SmtSiblings}); NUMA {p.NumaNodes}; " +
-            $"cpufreq {p.CpufreqDriver}/{p.CpufreqGovernor}; isolated [{p.IsolatedCpus}], nohz_full [{p.NohzFullCpus}]; cgroup quota {p.CgroupCpuQuota}; THP {p.TransparentHugePages}" +
-            (env.ClockSource.Length > 0 ? $"; clock {env.ClockSource}, {Nanos(env.ClockRead)} a read." : ".");
+        return
+        [
+            new($"publishers on {p.PublisherCpus}"),
+            new($"subscribers on {p.SubscriberCpus}", ", "),
+            new($"probe pair {env.CoreToCoreCores}", Note: " (its round trip per scenario above)"),
+            new($"same physical core {sameCore}"),
+            new($"shared caches {caches}", ", "),
+            new($"SMT {p.Smt} (siblings {p.SmtSiblings})"),
+            new($"NUMA {p.NumaNodes}"),
+            new($"cpufreq {p.CpufreqDriver}/{p.CpufreqGovernor}"),
+            new($"isolated [{p.IsolatedCpus}]"),
+            new($"nohz_full [{p.NohzFullCpus}]", ", "),
+            new($"cgroup quota {p.CgroupCpuQuota}"),
+            new($"THP {p.TransparentHugePages}"),
+            new(env.ClockSource.Length > 0 ? $"clock {env.ClockSource}" : string.Empty),
+        ];
+    }
+
+    /// <summary>The facts of <paramref name="env"/> that differ from <paramref name="first"/>'s, "; "-joined; empty when none do.</summary>
+    private static string Differences(List<PlacementFact> first, EnvironmentInfo env)
+    {
+        var facts = PlacementFacts(env);
+        var differ = facts.Select((f, i) => (Fact: f, Index: i)).Where(f => f.Fact.Text != first[f.Index].Text).Select(f => f.Index == facts.Count - 1
+            ? (env.ClockSource.Length > 0 ? $"{f.Fact.Text}, {ClockReads([env])} a read" : "clock not recorded")
+            : f.Fact.Text);
+        return string.Join("; ", differ);
+    }
+
+    /// <summary>The clock read's cost over <paramref name="envs"/>: "49 ns", or "39–49 ns" where it moved; "–" when none recorded it.</summary>
+    private static string ClockReads(IReadOnlyList<EnvironmentInfo> envs)
+    {
+        var reads = envs.Where(e => e.ClockRead is not null).Select(e => Math.Round((double)ScenarioProtos.ToNanoseconds(e.ClockRead))).ToList();
+        if (reads.Count == 0)
+        {
+            return "–";
+        }
+
+        double min = reads.Min(), max = reads.Max();
+        return min == max
+            ? string.Create(CultureInfo.InvariantCulture, $"{min:0} ns")
+            : string.Create(CultureInfo.InvariantCulture, $"{min:0}–{max:0} ns");
     }
 
     /// <summary>Whether the JIT compiled anything while scenarios measured (first compilations or tier-ups), summed over processes.</summary>
