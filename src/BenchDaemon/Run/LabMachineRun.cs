@@ -200,6 +200,10 @@ internal sealed class LabMachineRun(LabDaemon daemon, GrpcChannel channel) : IDi
         }
     }
 
+    /// <summary>
+    /// " after 2 of 6 scenarios": the count as the daemon last told this run (its last WatchSuite message). A daemon
+    /// killed just after finishing a scenario may have counted one more that never reached us; there is no one left to ask.
+    /// </summary>
     private string Done() => Progress is { ScenariosTotal: > 0 } p ? $" after {p.ScenariosDone} of {p.ScenariosTotal} scenarios" : string.Empty;
 
     private static bool IsFinished(SuiteState state) => state is SuiteState.Completed or SuiteState.Stopped or SuiteState.Failed;
