@@ -10,7 +10,7 @@
 # Usage: bench/hot-loop-profile.sh [TRANSPORT (shm-ring)] [PAYLOAD (8)] [ACCESS (full)]
 # Knobs: DURATION=8 (measured seconds), WARMUP=2 (the least warmup), SAMPLE=4 (seconds sampled, mid-window),
 #        TOP=14 (functions per thread), OUT=dir, SKIP_BUILD=1.
-# Needs: perf (Debian's linux-perf) with kernel.perf_event_paranoid <= 1 or root, python3, the .NET 10 SDK. Hardware
+# Needs: script (util-linux), perf (Debian's linux-perf) with kernel.perf_event_paranoid <= 1 or root, python3, the .NET 10 SDK. Hardware
 # counters are not needed (cpu-clock is a software event; most VMs have no PMU).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -42,9 +42,12 @@ trap cleanup EXIT
 
 say "run: $transport $payload B $access, 1:1 stream, wait spin, ${WARMUP}s warmup + ${DURATION}s"
 set -m
-DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0 dotnet src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll run --transports "$transport" \
+# Under `script`, run sees a terminal and draws its live display, whose RUNNING says the measured window has begun
+# (to a file it prints only a line per finished scenario).
+run_cmd=$(printf '%q ' dotnet src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll run --transports "$transport" \
   --payloads "$payload" --access "$access" --wait spin --duration "${DURATION}s" --warmup "${WARMUP}s" --out "$out/run" \
-  "--IpcBench:DatabasePath=$out/profile.db" "--IpcBench:RuntimeDirectory=$out/runtime" >>"$log" 2>&1 &
+  "--IpcBench:DatabasePath=$out/profile.db" "--IpcBench:RuntimeDirectory=$out/runtime")
+DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0 script -qec "$run_cmd" /dev/null </dev/null >>"$log" 2>&1 &
 run_pid=$!
 set +m
 # The warmup runs on until code generation settles (seconds): sample once the run says it is measuring.
