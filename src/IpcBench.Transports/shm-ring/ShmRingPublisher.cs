@@ -110,7 +110,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         while (true)
         {
             int active = 0;
-            Enter();
+            Enter(Environment.CurrentManagedThreadId);
             try
             {
                 ScanCursors();
@@ -136,14 +136,17 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         }
     }
 
-    public Span<byte> Loan(int length)
+    public Span<byte> Loan(int length) => Loan(length, Environment.CurrentManagedThreadId);
+
+    /// <summary><see cref="Loan(int)"/> for a caller that knows its managed thread id (the hot path reads it once, not per message).</summary>
+    private Span<byte> Loan(int length, int self)
     {
         if ((uint)length > (uint)_maxMessageBytes)
         {
             throw new ArgumentOutOfRangeException(nameof(length), length, $"shm-ring {Address} carries messages of up to {_maxMessageBytes} bytes.");
         }
 
-        Enter();
+        Enter(self);
         _loanLength = length;
         _loaned = true;
         if (length <= _slotDataBytes)
@@ -174,15 +177,17 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     }
 
     /// <summary>A message that fits a slot is one segment, as with <see cref="Loan"/>; a larger one is loaned chunk by chunk, in its slots.</summary>
-    public Span<byte> LoanFirstSegment(int length)
+    public Span<byte> LoanFirstSegment(int length) => LoanFirstSegment(length, Environment.CurrentManagedThreadId);
+
+    private Span<byte> LoanFirstSegment(int length, int self)
     {
         if (length <= _slotDataBytes || length > _maxMessageBytes)
         {
             // One slot (zero copy already), or too large (Loan throws the error).
-            return Loan(length);
+            return Loan(length, self);
         }
 
-        Enter();
+        Enter(self);
         _loanLength = length;
         _loaned = true;
         _segmented = true;
@@ -437,9 +442,12 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         return min;
     }
 
-    public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken)
+    public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) =>
+        TryReceiveReply(out reply, cancellationToken, Environment.CurrentManagedThreadId);
+
+    private bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken, int self)
     {
-        Enter();
+        Enter(self);
         bool holding = false;
         try
         {
@@ -473,9 +481,9 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Enter()
+    private void Enter(int self)
     {
-        Volatile.Write(ref _inside, Environment.CurrentManagedThreadId);
+        Volatile.Write(ref _inside, self);
         if (_closing)
         {
             Volatile.Write(ref _inside, 0);
@@ -527,23 +535,26 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         // Otherwise a thread is stuck inside: leaking the mapping beats pulling it from under that thread.
     }
 
-    public void Run(IPublisherLoop loop) => loop.Run(new HotPath(this));
+    public void Run(IPublisherLoop loop) => loop.Run(new HotPath(this, Environment.CurrentManagedThreadId));
 
-    /// <summary>The static-dispatch adapter (see <see cref="IPublisherPath"/>): messages in chunks, written in place.</summary>
-    private readonly struct HotPath(ShmRingPublisher endpoint) : IPublisherPath
+    /// <summary>
+    /// The static-dispatch adapter (see <see cref="IPublisherPath"/>): messages in chunks, written in place. It carries
+    /// the loop thread's id, which marks the mapping as in use: read per message, it cost a thread-local lookup each time.
+    /// </summary>
+    private readonly struct HotPath(ShmRingPublisher endpoint, int self) : IPublisherPath
     {
         public bool Segmented => true;
 
         public bool FirstSegmentWritableUntilSend => endpoint.FirstSegmentWritableUntilSend;
 
-        public Span<byte> LoanFirstSegment(int length) => endpoint.LoanFirstSegment(length);
+        public Span<byte> LoanFirstSegment(int length) => endpoint.LoanFirstSegment(length, self);
 
         public Span<byte> LoanNextSegment() => endpoint.LoanNextSegment();
 
         public void Send() => endpoint.Send();
 
         public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) =>
-            endpoint.TryReceiveReply(out reply, cancellationToken);
+            endpoint.TryReceiveReply(out reply, cancellationToken, self);
 
         public void ReleaseReply() => endpoint.ReleaseReply();
     }

@@ -138,17 +138,18 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     }
 
     public bool TryReceive(out ReadOnlySpan<byte> message, CancellationToken cancellationToken) =>
-        Receive(out message, out _, segmented: false, cancellationToken);
+        Receive(out message, out _, segmented: false, cancellationToken, Environment.CurrentManagedThreadId);
 
     /// <summary>Hands out chunk 0 of a chunked message in place; the rest comes through <see cref="TryReceiveNextSegment"/>.</summary>
     public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken) =>
-        Receive(out segment, out messageLength, segmented: true, cancellationToken);
+        Receive(out segment, out messageLength, segmented: true, cancellationToken, Environment.CurrentManagedThreadId);
 
-    private bool Receive(out ReadOnlySpan<byte> message, out int messageLength, bool segmented, CancellationToken cancellationToken)
+    /// <param name="self">The calling thread's managed id (the hot path reads it once, not per message).</param>
+    private bool Receive(out ReadOnlySpan<byte> message, out int messageLength, bool segmented, CancellationToken cancellationToken, int self)
     {
         message = default;
         messageLength = 0;
-        if (!Enter())
+        if (!Enter(self))
         {
             return false;
         }
@@ -540,9 +541,9 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private bool Enter()
+    private bool Enter(int self)
     {
-        Volatile.Write(ref _inside, Environment.CurrentManagedThreadId);
+        Volatile.Write(ref _inside, self);
         if (_closing)
         {
             Volatile.Write(ref _inside, 0);
@@ -582,15 +583,15 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         }
     }
 
-    public void Run(IReceiverLoop loop) => loop.Run(new HotPath(this));
+    public void Run(IReceiverLoop loop) => loop.Run(new HotPath(this, Environment.CurrentManagedThreadId));
 
-    /// <summary>The static-dispatch adapter (see <see cref="IReceiverPath"/>): chunks read in place.</summary>
-    private readonly struct HotPath(ShmRingReceiver receiver) : IReceiverPath
+    /// <summary>The static-dispatch adapter (see <see cref="IReceiverPath"/>): chunks read in place; carries the loop thread's id.</summary>
+    private readonly struct HotPath(ShmRingReceiver receiver, int self) : IReceiverPath
     {
         public bool Segmented => true;
 
         public bool TryReceiveFirstSegment(out ReadOnlySpan<byte> segment, out int messageLength, CancellationToken cancellationToken) =>
-            receiver.TryReceiveFirstSegment(out segment, out messageLength, cancellationToken);
+            receiver.Receive(out segment, out messageLength, segmented: true, cancellationToken, self);
 
         public bool TryReceiveNextSegment(out ReadOnlySpan<byte> segment, CancellationToken cancellationToken) =>
             receiver.TryReceiveNextSegment(out segment, cancellationToken);
