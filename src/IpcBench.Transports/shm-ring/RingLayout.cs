@@ -77,6 +77,8 @@ internal static class RingLayout
     // s (it reads s + 1; 0 = never written); the publisher writes it last, with release, so a reader that sees it sees
     // the header and data before it. An 8 B payload's slot (24 + 32 + 8 bytes) is still one cache line.
     public const int SlotSequenceOffset = 0;
+
+    // Written as two 8-byte words (length | chunk length, index | count): keep each pair adjacent and 8-aligned.
     public const int MessageLengthOffset = 8;
     public const int ChunkLengthOffset = 12;
     public const int ChunkIndexOffset = 16;
