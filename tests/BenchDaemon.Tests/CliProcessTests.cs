@@ -117,7 +117,8 @@ public sealed class CliProcessTests(ITestOutputHelper output) : IDisposable
         using var process = log.Start(start);
         try
         {
-            await Poll.UntilAsync(() => log.Text.Contains("RUNNING", StringComparison.Ordinal), Quick, () => log.Describe());
+            // Redirected, run prints a line per finished scenario: after the first, the second (3 s) is in progress.
+            await Poll.UntilAsync(() => log.Text.Contains("[1/3]", StringComparison.Ordinal), Quick, () => log.Describe());
             ProcessTree.Signal(process.Id, ProcessTree.SigInt);
             using var deadline = new CancellationTokenSource(Quick);
             await process.WaitForExitAsync(deadline.Token);
