@@ -65,7 +65,7 @@ for record in json.load(open(sys.argv[1]))["scenarios"]:
     s = record["scenario"]; spec = s["spec"]; st = s.get("stats", {}); lat = st.get("latency", {})
     cell = f'{spec["transport"]} {spec["payload_bytes"]} B {spec.get("payload_access", "").replace("PAYLOAD_ACCESS_", "").lower()} ' \
            f'{spec.get("wait_strategy", "").replace("WAIT_STRATEGY_", "").lower()} {spec.get("mode", "").replace("MODE_", "").lower()} ' \
-           f'{spec["publishers"]}:{spec["subscribers"]}'
+           f'{spec["publishers"]}:{spec["subscribers"]}' + (f' @{spec["rate_per_publisher"]:g}/s' if spec.get("rate_per_publisher") else '')
     where, probe = placement(s.get("environment", {}), float(sys.argv[4]))
     print("\t".join(map(str, [sys.argv[2], sys.argv[3], cell, st.get("messages_per_second", 0), ns(lat.get("p50")), ns(lat.get("p99")),
                               s.get("state", "").replace("SCENARIO_STATE_", ""), where, probe])))
