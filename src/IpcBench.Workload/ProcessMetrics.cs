@@ -48,14 +48,17 @@ public static partial class ProcessMetrics
     /// Open file descriptors: the entries of /proc/self/fd, read with readdir(3) (.NET's directory enumeration stats every
     /// entry, which for a few hundred descriptors costs more than everything else a /metrics scrape does). Null elsewhere.
     /// </summary>
-    public static int? OpenFileDescriptors()
+    public static int? OpenFileDescriptors() => OpenFileDescriptors("self");
+
+    /// <summary>The same for process <paramref name="pid"/> ("self" for this one); null when it is gone or not readable.</summary>
+    public static int? OpenFileDescriptors(string pid)
     {
         if (!OperatingSystem.IsLinux())
         {
             return null;
         }
 
-        nint directory = OpenDir("/proc/self/fd");
+        nint directory = OpenDir($"/proc/{pid}/fd");
         if (directory == 0)
         {
             return null;
@@ -69,8 +72,8 @@ public static partial class ProcessMetrics
                 entries++;
             }
 
-            // ".", "..", and the descriptor opendir itself holds.
-            return Math.Max(0, entries - 3);
+            // ".", "..", and (reading our own) the descriptor opendir itself holds.
+            return Math.Max(0, entries - (pid == "self" ? 3 : 2));
         }
         finally
         {

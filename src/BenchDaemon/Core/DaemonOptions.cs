@@ -105,6 +105,14 @@ public sealed class DaemonOptions
     [Range(0, 600)]
     public int CodeSettleTimeoutSeconds { get; set; } = 10;
 
+    /// <summary>A soak's judgement takes a point this often: mean rate, latency p99 and every process's resources (docs/control-plane.md, "Soak").</summary>
+    [Range(1, 600)]
+    public int SoakPointSeconds { get; set; } = 10;
+
+    /// <summary>The soak's sliding window, besides the fit since the start.</summary>
+    [Range(1, 1440)]
+    public int SoakWindowMinutes { get; set; } = 60;
+
     /// <summary>How long agents get to start, connect and report ready.</summary>
     [Range(1, 600)]
     public int AgentStartTimeoutSeconds { get; set; } = 30;

@@ -43,6 +43,9 @@ public sealed record RunStats(
 
     /// <summary>Whether code generation had settled when the window began; null before measuring, or when not checked.</summary>
     public bool? CodeSettled { get; init; }
+
+    /// <summary>The soak judgement (open-ended scenarios, and timed ones long enough to judge); null otherwise.</summary>
+    public SoakJudgement? Soak { get; init; }
 }
 
 /// <summary>

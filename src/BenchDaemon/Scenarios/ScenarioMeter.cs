@@ -11,7 +11,7 @@ namespace IpcBench.Daemon.Scenarios;
 /// (each tick's also as an HdrHistogram log interval), daemon and agent CPU, and the counters the result is made of.
 /// The tick thread writes; snapshots and scrapes read from other threads under <see cref="_gate"/>.
 /// </summary>
-internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology, Action<HdrInterval> recordLatencyInterval)
+internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology, Action<HdrInterval> recordLatencyInterval, SoakSettings soak)
 {
     private readonly object _gate = new();
     private readonly LongHistogram _totalLatency = LatencyHistograms.Create();
@@ -32,6 +32,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     private JitActivity _daemonJitAtStart;
     private JitActivity? _daemonJitAtEnd;
     private bool? _codeSettled;
+    private readonly SoakJudge _soak = new(soak, spec.OfferedMessagesPerSecond, () => ReadProcesses(topology));
 
     /// <summary>Counts what publishers send inside the measurement window.</summary>
     public MeasurementWindow Window { get; } = new();
@@ -95,6 +96,11 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         }
 
         double rate = topology.ReceiveRate;
+        if (Measuring && _measureToNs == 0)
+        {
+            _soak.Tick(MeasuredSeconds, rate, latency);
+        }
+
         var daemon = ProcessMetrics.Take();
         double agentsCpu = topology.AgentsCpuSeconds;
         double seconds = (daemon.TakenAtNs - _tickDaemon.TakenAtNs) / 1e9;
@@ -217,7 +223,33 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
             WarmupRun = _measureFromNs > 0 ? TimeSpan.FromTicks((_measureFromNs - _startedNs) / 100) : null,
             CodeSettled = _measureFromNs > 0 ? _codeSettled : null,
         };
-        return stats with { Validity = ValidityRules.Check(spec, stats, _backlog.Growth, CoreToCore) };
+        return stats with
+        {
+            Validity = ValidityRules.Check(spec, stats, _backlog.Growth, CoreToCore),
+            // Open-ended scenarios are soaks from their first tick; a timed one once it ran long enough to be judged.
+            Soak = spec.Duration is null || _soak.Points >= SoakRules.MinimumPoints
+                ? _soak.Judge(stats.MessagesLost, stats.MessagesDuplicated, stats.MessagesCorrupted)
+                : null,
+        };
+    }
+
+    /// <summary>The daemon and every agent as a soak point reads them: managed heap after the last collection, and /proc.</summary>
+    private static List<SoakProcessReading> ReadProcesses(ScenarioTopology topology)
+    {
+        var readings = new List<SoakProcessReading>
+        {
+            new(ProcessUsage.DaemonRole, -1, GC.GetGCMemoryInfo().HeapSizeBytes, ProcessResources.Read(Environment.ProcessId)),
+        };
+        foreach (var subscriber in topology.Subscribers)
+        {
+            if (subscriber.ProcessId > 0 && subscriber.ProcessId != Environment.ProcessId)
+            {
+                readings.Add(new(ProcessUsage.AgentRole, subscriber.Index, subscriber.LatestProcessSample?.GcHeapBytes,
+                    ProcessResources.Read(subscriber.ProcessId)));
+            }
+        }
+
+        return readings;
     }
 
     /// <summary>Deliveries sent and not received (queued, in flight or lost), as the subscribers' latest counters show them.</summary>

@@ -157,6 +157,11 @@ public static class ScenarioProtos
             stats.CodeSettled = settled;
         }
 
+        if (s.Soak is { } soak)
+        {
+            stats.Soak = SoakProtos.ToProto(soak);
+        }
+
         stats.Validity.AddRange(s.Validity.Select(n => new V1.ValidityNote { Kind = (V1.ValidityKind)n.Kind, Detail = n.Detail }));
         if (s.NoisePercent is { } noise)
         {
@@ -189,6 +194,7 @@ public static class ScenarioProtos
         Validity = [.. s.Validity.Where(n => n.Kind != V1.ValidityKind.Unspecified).Select(n => new Model.ValidityNote((Model.ValidityKind)n.Kind, n.Detail))],
         WarmupRun = s.WarmupRun?.ToTimeSpan(),
         CodeSettled = s.HasCodeSettled ? s.CodeSettled : null,
+        Soak = SoakProtos.FromProto(s.Soak),
     };
 
     public static SenderLagStats ToProto(SenderLagSummary s) => new()

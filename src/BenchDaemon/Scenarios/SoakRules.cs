@@ -1,0 +1,148 @@
+using System.Globalization;
+using IpcBench.Daemon.Model;
+
+namespace IpcBench.Daemon.Scenarios;
+
+/// <summary>
+/// When a soak is holding, drifting, leaking or losing: every bound of the judgement, once. A trend counts only when its
+/// 95 % interval excludes zero and its size passes the bound, so a noisy series with no direction is never a verdict.
+/// A rate-limited scenario falls behind by the measured window's own rule (<see cref="ValidityRules.MinimumDeliveredShare"/>).
+/// </summary>
+internal static class SoakRules
+{
+    /// <summary>Points (of IpcBench:SoakPointSeconds each) before any trend is judged.</summary>
+    public const int MinimumPoints = 6;
+
+    /// <summary>Throughput drifts when the fitted line moves by more than this share of its mean over the span.</summary>
+    public const double ThroughputDriftShare = 0.10;
+
+    /// <summary>Latency drifts when the fitted p99 rises by more than this share of its mean over the span.</summary>
+    public const double LatencyDriftShare = 0.5;
+
+    private const double MiB = 1024 * 1024;
+
+    /// <summary>
+    /// A resource leaks when its slope's interval lies above zero, the slope is at least <c>PerHour</c>, and the line rose
+    /// by at least <c>Floor</c> over its span: the floor keeps a process's first minutes (JIT, pools and buffers filled
+    /// once) from reading as a leak, the rate keeps a slow but real creep over hours from hiding under the floor.
+    /// </summary>
+    public static (double PerHour, double Floor) LeakBound(SoakResource resource) => resource switch
+    {
+        SoakResource.Threads => (4, 4),
+        SoakResource.Descriptors => (8, 8),
+        _ => (16 * MiB, 8 * MiB),
+    };
+
+    /// <summary>The verdict and every reason for it; <see cref="SoakVerdict.Judging"/> below <see cref="MinimumPoints"/>.</summary>
+    public static (SoakVerdict Verdict, IReadOnlyList<string> Reasons) Judge(SoakEvidence evidence)
+    {
+        var losing = new List<string>();
+        var leaking = new List<string>();
+        var drifting = new List<string>();
+        if (evidence.Lost + evidence.Duplicated + evidence.Corrupted > 0)
+        {
+            losing.Add(string.Create(CultureInfo.InvariantCulture,
+                $"{evidence.Lost} lost, {evidence.Duplicated} duplicated, {evidence.Corrupted} corrupted"));
+        }
+
+        if (evidence.Points < MinimumPoints)
+        {
+            return losing.Count > 0 ? (SoakVerdict.Losing, losing) : (SoakVerdict.Judging, [$"judged from {MinimumPoints} points on; {evidence.Points} so far"]);
+        }
+
+        foreach (var (name, slope) in Both("throughput", evidence.Throughput))
+        {
+            if (slope.ExcludesZero && slope.Mean > 0 && Math.Abs(slope.Change) > ThroughputDriftShare * slope.Mean)
+            {
+                drifting.Add(string.Create(CultureInfo.InvariantCulture,
+                    $"{name} {(slope.Change > 0 ? "rose" : "fell")} {Math.Abs(slope.Change) / slope.Mean:P0} over {Span(slope)} ({slope.PerHour:F0} msg/s per hour, 95 % [{slope.LowPerHour:F0}, {slope.HighPerHour:F0}])"));
+            }
+        }
+
+        foreach (var (name, slope) in Both("latency p99", evidence.LatencyP99Ns))
+        {
+            if (slope.LowPerHour > 0 && slope.Mean > 0 && slope.Change > LatencyDriftShare * slope.Mean)
+            {
+                drifting.Add(string.Create(CultureInfo.InvariantCulture,
+                    $"{name} rose {slope.Change / slope.Mean:P0} over {Span(slope)} ({slope.PerHour / 1000:F1} µs per hour, 95 % [{slope.LowPerHour / 1000:F1}, {slope.HighPerHour / 1000:F1}])"));
+            }
+        }
+
+        if (evidence.OfferedPerSecond > 0 && evidence.LastWindowPerSecond is { } delivered && delivered < ValidityRules.MinimumDeliveredShare * evidence.OfferedPerSecond)
+        {
+            drifting.Add(string.Create(CultureInfo.InvariantCulture,
+                $"delivers {delivered:F0} msg/s of the {evidence.OfferedPerSecond:F0} offered ({delivered / evidence.OfferedPerSecond:P0}) over the last window"));
+        }
+
+        foreach (var process in evidence.Processes)
+        {
+            foreach (var resource in process.Resources)
+            {
+                var (perHour, floor) = LeakBound(resource.Resource);
+                foreach (var (name, slope) in Both(Describe(process, resource.Resource), resource.Trend))
+                {
+                    if (slope.LowPerHour > 0 && slope.PerHour >= perHour && slope.Change >= floor)
+                    {
+                        leaking.Add(string.Create(CultureInfo.InvariantCulture,
+                            $"{name} grew {Amount(resource.Resource, slope.Change)} over {Span(slope)} ({Amount(resource.Resource, slope.PerHour)} per hour, 95 % [{Amount(resource.Resource, slope.LowPerHour)}, {Amount(resource.Resource, slope.HighPerHour)}])"));
+                    }
+                }
+            }
+        }
+
+        var verdict = losing.Count > 0 ? SoakVerdict.Losing
+            : leaking.Count > 0 ? SoakVerdict.Leaking
+            : drifting.Count > 0 ? SoakVerdict.Drifting
+            : SoakVerdict.Holding;
+        return (verdict, [.. losing, .. leaking, .. drifting]);
+    }
+
+    /// <summary>A series' since-start and last-window slopes that exist, named; the window only once it differs from the start.</summary>
+    private static IEnumerable<(string Name, SoakSlope Slope)> Both(string name, SoakTrend trend)
+    {
+        if (trend.SinceStart is { } all)
+        {
+            yield return (name + " since the start", all);
+        }
+
+        if (trend.LastWindow is { } window && (trend.SinceStart is null || window.Points < trend.SinceStart.Points))
+        {
+            yield return (name + " over the last window", window);
+        }
+    }
+
+    private static string Describe(SoakProcess process, SoakResource resource)
+    {
+        string who = process.Index < 0 ? process.Role : $"{process.Role} {process.Index}";
+        string what = resource switch
+        {
+            SoakResource.ManagedHeapBytes => "managed heap",
+            SoakResource.RssBytes => "resident memory",
+            SoakResource.SharedMemoryBytes => "shared memory",
+            SoakResource.Threads => "threads",
+            _ => "descriptors",
+        };
+        return $"{who}'s {what}";
+    }
+
+    private static string Amount(SoakResource resource, double value) => resource is SoakResource.Threads or SoakResource.Descriptors
+        ? value.ToString("F1", CultureInfo.InvariantCulture)
+        : (value / MiB).ToString("F1", CultureInfo.InvariantCulture) + " MiB";
+
+    private static string Span(SoakSlope slope) => slope.Span.TotalMinutes >= 90
+        ? slope.Span.TotalHours.ToString("F1", CultureInfo.InvariantCulture) + " h"
+        : slope.Span.TotalSeconds >= 120 ? slope.Span.TotalMinutes.ToString("F0", CultureInfo.InvariantCulture) + " min"
+        : slope.Span.TotalSeconds.ToString("F0", CultureInfo.InvariantCulture) + " s";
+}
+
+/// <summary>What <see cref="SoakRules.Judge"/> judges: counters since the start, the trends, the offered rate (0 in closed loop).</summary>
+internal sealed record SoakEvidence(
+    long Lost,
+    long Duplicated,
+    long Corrupted,
+    int Points,
+    SoakTrend Throughput,
+    SoakTrend LatencyP99Ns,
+    double OfferedPerSecond,
+    double? LastWindowPerSecond,
+    IReadOnlyList<SoakProcess> Processes);
