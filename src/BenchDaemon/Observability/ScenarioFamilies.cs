@@ -66,6 +66,19 @@ internal sealed class ScenarioFamilies
         AgentGcHeap = metrics.CreateGauge("ipcbench_agent_gc_heap_bytes", "GC heap size of an agent process after its last collection.", Subscriber);
         AgentGcAllocated = metrics.CreateCounter("ipcbench_agent_gc_allocated_bytes_total", "Bytes an agent process has allocated since it started.", Subscriber);
         AgentGcPause = metrics.CreateCounter("ipcbench_agent_gc_pause_seconds_total", "Time an agent process spent paused for garbage collection.", Subscriber);
+
+        SoakVerdict = metrics.CreateGauge("ipcbench_soak_verdict",
+            "1 for a soak's current verdict (judging, holding, drifting, leaking, losing), 0 for the others (docs/control-plane.md, Soak).",
+            [.. Scenario, "verdict"]);
+        SoakThroughputDrift = metrics.CreateGauge("ipcbench_soak_throughput_drift_ratio",
+            "A soak's fitted change of delivered msg/s over the span judged, as a share of its mean (since the start, or over the last window).",
+            [.. Scenario, "span"]);
+        SoakResource = metrics.CreateGauge("ipcbench_soak_resource",
+            "A process's resource at the soak's latest point, in the unit its name ends with (managed_heap_bytes, rss_bytes, shared_memory_bytes, threads, descriptors).",
+            [.. Subscriber, "resource"]);
+        SoakResourceGrowth = metrics.CreateGauge("ipcbench_soak_resource_growth_per_second",
+            "The fitted growth of a process's resource since the soak's measured window began, in its unit per second.",
+            [.. Subscriber, "resource"]);
     }
 
     public static double[] LatencyBoundsSeconds { get; } = [.. LatencyBuckets.UpperBoundsNs.Select(ns => ns / 1e9)];
@@ -115,6 +128,14 @@ internal sealed class ScenarioFamilies
     public Counter AgentGcCollections { get; }
 
     public Gauge AgentGcHeap { get; }
+
+    public Gauge SoakVerdict { get; }
+
+    public Gauge SoakThroughputDrift { get; }
+
+    public Gauge SoakResource { get; }
+
+    public Gauge SoakResourceGrowth { get; }
 
     public Counter AgentGcAllocated { get; }
 

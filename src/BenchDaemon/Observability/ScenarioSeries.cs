@@ -2,6 +2,9 @@ using System.Globalization;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Daemon.Model;
 using IpcBench.V1;
+using SoakJudgement = IpcBench.Daemon.Model.SoakJudgement;
+using SoakSlope = IpcBench.Daemon.Model.SoakSlope;
+using SoakVerdict = IpcBench.Daemon.Model.SoakVerdict;
 using Prometheus;
 
 namespace IpcBench.Daemon.Observability;
@@ -117,7 +120,43 @@ internal sealed class ScenarioSeries
             UpdateSenderLag(senderLag);
         }
 
+        if (s.Soak is { } soak)
+        {
+            UpdateSoak(soak);
+        }
+
         IsFinal = final;
+    }
+
+    private void UpdateSoak(SoakJudgement soak)
+    {
+        foreach (var verdict in Enum.GetValues<SoakVerdict>())
+        {
+            Add(_families.SoakVerdict.WithLabels(_id, _transport, Snake(verdict.ToString()))).Set(verdict == soak.Verdict ? 1 : 0);
+        }
+
+        foreach (var (span, slope) in (ReadOnlySpan<(string, SoakSlope?)>)[("since_start", soak.Throughput.SinceStart), ("window", soak.Throughput.LastWindow)])
+        {
+            if (slope is { Mean: > 0 })
+            {
+                Add(_families.SoakThroughputDrift.WithLabels(_id, _transport, span)).Set(slope.Change / slope.Mean);
+            }
+        }
+
+        foreach (var process in soak.Processes)
+        {
+            // The daemon has no subscriber index: its series carry an empty one.
+            string subscriber = process.Index < 0 ? string.Empty : Invariant(process.Index);
+            foreach (var resource in process.Resources)
+            {
+                string name = Snake(resource.Resource.ToString());
+                Add(_families.SoakResource.WithLabels(_id, _transport, process.Role, subscriber, name)).Set(resource.Latest);
+                if (resource.Trend.SinceStart is { } growth)
+                {
+                    Add(_families.SoakResourceGrowth.WithLabels(_id, _transport, process.Role, subscriber, name)).Set(growth.PerHour / 3600);
+                }
+            }
+        }
     }
 
     private void UpdateSenderLag(LatencyBuckets senderLag)

@@ -226,12 +226,21 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         return stats with
         {
             Validity = ValidityRules.Check(spec, stats, _backlog.Growth, CoreToCore),
-            // Open-ended scenarios are soaks from their first tick; a timed one once it ran long enough to be judged.
-            Soak = spec.Duration is null || _soak.Points >= SoakRules.MinimumPoints
-                ? _soak.Judge(stats.MessagesLost, stats.MessagesDuplicated, stats.MessagesCorrupted)
-                : null,
+            // Once the measurement ended the drained count is the loss; before, the subscribers' gaps are (the rest is in flight).
+            Soak = Soak(_measureToNs != 0 ? stats.MessagesLost : counters.Lost, stats.MessagesDuplicated, stats.MessagesCorrupted),
         };
     }
+
+    /// <summary>The soak judgement so far (for /metrics): loss as the subscribers have counted it.</summary>
+    public SoakJudgement? Soak()
+    {
+        var (counters, publishers, _, _) = ReadCounters();
+        return Soak(counters.Lost, counters.Duplicated, counters.Corrupted + publishers.Sum(p => p.BadEchoes));
+    }
+
+    /// <summary>Open-ended scenarios are soaks from their first tick; a timed one once it ran long enough to be judged.</summary>
+    private SoakJudgement? Soak(long lost, long duplicated, long corrupted) =>
+        spec.Duration is null || _soak.Points >= SoakRules.MinimumPoints ? _soak.Judge(lost, duplicated, corrupted) : null;
 
     /// <summary>The daemon and every agent as a soak point reads them: managed heap after the last collection, and /proc.</summary>
     private static List<SoakProcessReading> ReadProcesses(ScenarioTopology topology)

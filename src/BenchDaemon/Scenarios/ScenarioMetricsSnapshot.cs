@@ -1,6 +1,7 @@
 using HdrHistogram;
 using IpcBench.Daemon.Model;
 using IpcBench.V1;
+using SoakJudgement = IpcBench.Daemon.Model.SoakJudgement;
 using IpcBench.Workload;
 
 namespace IpcBench.Daemon.Scenarios;
@@ -28,6 +29,9 @@ public sealed record ScenarioMetricsSnapshot(
 
     /// <summary>Rate-limited runs: every publisher's sender lag merged; null in closed loop.</summary>
     public LatencyBuckets? SenderLag { get; init; }
+
+    /// <summary>The soak judgement so far (open-ended scenarios, and timed ones long enough to judge); null otherwise.</summary>
+    public SoakJudgement? Soak { get; init; }
 }
 
 public readonly record struct PublisherMetrics(int Index, long Sent, long BadEchoes);

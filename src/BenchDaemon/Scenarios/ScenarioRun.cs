@@ -370,6 +370,7 @@ public sealed class ScenarioRun
         {
             NoiseRatio = _meter.NoisePercent / 100,
             SenderLag = _meter.SenderLagBuckets(),
+            Soak = completed ? Volatile.Read(ref _finalStats)?.Soak : _meter.Soak(),
         };
         if (completed)
         {

@@ -106,7 +106,7 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
             _p99.Add(at, _lastP99.Value);
         }
 
-        foreach (var reading in readProcesses())
+        foreach (var reading in _points < SoakRules.ResourceWarmupPoints ? [] : readProcesses())
         {
             if (!_processes.TryGetValue((reading.Role, reading.Index), out var resources))
             {

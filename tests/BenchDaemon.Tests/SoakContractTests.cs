@@ -1,0 +1,71 @@
+using IpcBench.Daemon.Tests.Infrastructure;
+using IpcBench.V1;
+using Xunit.Abstractions;
+
+namespace IpcBench.Daemon.Tests;
+
+/// <summary>
+/// A plain StartScenario without a duration is a soak: GetScenario shows it judged while it runs, /metrics exports the
+/// verdict and the growth of each process's resources, and StopScenario keeps the judgement in the stored result. On the
+/// in-process host (channels, so the daemon is the only process); the rules themselves are <see cref="SoakJudgeTests"/>'.
+/// </summary>
+[Collection(DaemonCollection.Name)]
+public sealed class SoakContractTests(ITestOutputHelper output)
+{
+    [Fact]
+    public async Task AnOpenEndedScenario_IsJudgedWhileItRuns_InGetScenarioAndMetrics_AndKeepsItsJudgementWhenStopped()
+    {
+        await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1");
+        using var log = daemon.LogTo(output);
+        // Rate-limited, so the publisher does not take a core the daemon's tick needs.
+        var spec = Specs.Stream("channels", publishers: 1, subscribers: 2, duration: null, warmup: Specs.Milliseconds(200))
+            .With(s => s.RatePerPublisher = 5000);
+        var started = await daemon.StartScenarioAsync(spec);
+
+        var judging = await daemon.WaitForAsync(started.Id, s => s.Stats?.Soak is { Verdict: SoakVerdict.Judging }, TimeSpan.FromSeconds(20), "a JUDGING soak");
+        Assert.Contains("judged from 6 points on", judging.Stats.Soak.Reasons.Single(), StringComparison.Ordinal);
+
+        // Judged once six points passed (and the resources' own six): what it says of the host process is not this
+        // test's business (SoakJudgeTests holds the rules); that every surface says the same is.
+        var judged = await daemon.WaitForAsync(started.Id,
+            s => s.Stats?.Soak is { Verdict: not SoakVerdict.Judging } soak && soak.Processes.Count > 0 && soak.Processes[0].Resources[0].Trend.SinceStart?.Points >= 3,
+            TimeSpan.FromSeconds(40), "a judged soak with its processes");
+        output.WriteLine(judged.Stats.Soak.ToString());
+        await daemon.StopScenarioAsync(started.Id);
+        var final = await daemon.WaitUntilFinishedAsync(started.Id, TimeSpan.FromSeconds(20));
+        Assert.Equal(ScenarioState.Stopped, final.State);
+        Assert.Equal(0ul, final.Stats.MessagesLost);
+        var soak = final.Stats.Soak;
+        Assert.True(soak.JudgedOver.ToTimeSpan() >= judged.Stats.Soak.JudgedOver.ToTimeSpan(), "the stopped result keeps the judgement up to the stop");
+        Assert.NotEqual(SoakVerdict.Judging, soak.Verdict);
+        Assert.NotEqual(SoakVerdict.Losing, soak.Verdict);
+        Assert.Equal(soak.Verdict == SoakVerdict.Holding, soak.Reasons.Count == 0);
+        Assert.InRange(soak.Throughput.SinceStart.Mean, 0.9 * 10_000, 1.1 * 10_000);
+        Assert.True(soak.Throughput.SinceStart.CiLowPerHour <= soak.Throughput.SinceStart.PerHour, "the interval holds its slope");
+        Assert.True(soak.LastP99 is not null, "the latest point's p99");
+        var daemonProcess = Assert.Single(soak.Processes);
+        Assert.Equal(("daemon", -1), (daemonProcess.Role, daemonProcess.Index));
+        Assert.Equal(
+            [SoakResource.ManagedHeapBytes, SoakResource.RssBytes, SoakResource.SharedMemoryBytes, SoakResource.Threads, SoakResource.Descriptors],
+            daemonProcess.Resources.Select(r => r.Resource));
+        Assert.All(daemonProcess.Resources.Where(r => r.Resource != SoakResource.SharedMemoryBytes), r => Assert.True(r.Latest > 0, $"{r.Resource} read"));
+
+        // The final snapshot's series: the verdict the result holds, and a growth per resource.
+        var metrics = MetricsText.Parse(await daemon.MetricsTextAsync());
+        var verdicts = metrics.Of("ipcbench_soak_verdict", started.Id).ToDictionary(s => s.Label("verdict"), s => s.Value);
+        Assert.Equal(["drifting", "holding", "judging", "leaking", "losing"], verdicts.Keys.Order());
+        Assert.Equal(soak.Verdict.ToString().ToLowerInvariant(), Assert.Single(verdicts, v => v.Value == 1).Key);
+        Assert.Equal(["descriptors", "managed_heap_bytes", "rss_bytes", "shared_memory_bytes", "threads"],
+            metrics.Of("ipcbench_soak_resource_growth_per_second", started.Id).Select(s => s.Label("resource")).Order());
+        Assert.Single(metrics.Of("ipcbench_soak_throughput_drift_ratio", started.Id), s => s.Label("span") == "since_start");
+    }
+
+    [Fact]
+    public async Task ATimedScenarioTooShortToJudge_HasNoSoak()
+    {
+        await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1");
+        var done = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(2)).With(s => s.RatePerPublisher = 5000));
+        Assert.Equal(ScenarioState.Completed, done.State);
+        Assert.Null(done.Stats.Soak);
+    }
+}
