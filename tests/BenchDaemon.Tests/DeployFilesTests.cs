@@ -19,7 +19,7 @@ public sealed partial class DeployFilesTests(ITestOutputHelper output)
     private const string DatasourceUid = "ipcbench-prometheus";
 
     /// <summary>Grafana unit ids the dashboards may use (Grafana's valueFormats registry).</summary>
-    private static readonly HashSet<string> GrafanaUnits = ["mps", "Bps", "s", "percent", "bytes", "cps", "short", "none", "ops"];
+    private static readonly HashSet<string> GrafanaUnits = ["mps", "Bps", "s", "percent", "percentunit", "bytes", "cps", "short", "none", "ops"];
 
     private static string Repo(params string[] parts) => DeployFiles.Repo(parts);
 

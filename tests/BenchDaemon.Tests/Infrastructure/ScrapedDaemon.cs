@@ -20,7 +20,8 @@ public sealed class ScrapedDaemon : IAsyncLifetime
             if (_prometheus is null)
             {
                 PrometheusTools.EnsureInstalled();
-                _daemon ??= await DaemonProcess.StartAsync();
+                // Soaks judged every second, so the Soak row has data within seconds; scenarios of seconds are never judged.
+                _daemon ??= await DaemonProcess.StartAsync("--IpcBench:SoakPointSeconds=1");
                 var prometheus = await PrometheusServer.StartAsync(_daemon.MetricsPort);
                 try
                 {
