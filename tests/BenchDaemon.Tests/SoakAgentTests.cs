@@ -18,6 +18,54 @@ public sealed class SoakAgentTests(ITestOutputHelper output)
     private static readonly string HeapAgent = Path.Combine(RepoLayout.Root, "tests", "BenchDaemon.Tests", "HeapAgent", "bin",
         RepoLayout.Configuration, RepoLayout.TargetFramework, "HeapAgent.dll");
 
+    /// <summary>
+    /// SIGTERM mid-soak: the daemon stops the soak as StopScenario would and stores it before it exits, so after a
+    /// restart GetScenario shows it STOPPED, judged up to the stop, with nothing lost of what it measured.
+    /// </summary>
+    [Fact]
+    public async Task ASigTermMidSoak_KeepsItsJudgementUpToTheStop_AcrossARestart()
+    {
+        string directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "soak-" + Guid.NewGuid().ToString("N")[..10]);
+        var setup = new DaemonSettings
+        {
+            RuntimeBase = Path.Combine(directory, "runtime"),
+            DatabasePath = Path.Combine(directory, "state", "scenarios.db"),
+            Configuration = ["--IpcBench:SoakPointSeconds=1"],
+        };
+        try
+        {
+            Scenario judged;
+            await using (var first = await DaemonProcess.StartAsync(setup))
+            {
+                using var log = first.LogTo(output);
+                var soak = await first.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: null, warmup: Specs.Milliseconds(500))
+                    .With(s => s.RatePerPublisher = 2000));
+                judged = await first.WaitForAsync(soak.Id, s => s.Stats?.Soak is { Verdict: not SoakVerdict.Judging } j && j.Processes.Count == 3,
+                    TimeSpan.FromSeconds(60), "a judged soak with its three processes");
+                Assert.True(await first.TerminateAsync(TimeSpan.FromSeconds(15)), $"the daemon did not stop on SIGTERM\n{first.Output.Describe()}");
+            }
+
+            await using var second = await DaemonProcess.StartAsync(setup);
+            var after = await second.GetScenarioAsync(judged.Id);
+            Assert.Equal(ScenarioState.Stopped, after.State);
+            Assert.Equal(0ul, after.Stats.MessagesLost);
+            Assert.True(after.Stats.MessagesReceived >= judged.Stats.MessagesReceived, "what was received before the stop is kept");
+            var soakAfter = after.Stats.Soak;
+            Assert.NotNull(soakAfter);
+            Assert.NotEqual(SoakVerdict.Judging, soakAfter.Verdict);
+            Assert.True(soakAfter.JudgedOver.ToTimeSpan() >= judged.Stats.Soak.JudgedOver.ToTimeSpan(),
+                $"judged over {soakAfter.JudgedOver} after the restart, {judged.Stats.Soak.JudgedOver} before the SIGTERM");
+            Assert.Equal(3, soakAfter.Processes.Count);
+        }
+        finally
+        {
+            if (Directory.Exists(directory))
+            {
+                Directory.Delete(directory, recursive: true);
+            }
+        }
+    }
+
     [Fact]
     public async Task AnAgentKeeping1MiBASecond_IsLeaking_AndOneChurningGarbage_IsNot()
     {
