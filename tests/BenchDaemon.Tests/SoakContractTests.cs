@@ -60,6 +60,27 @@ public sealed class SoakContractTests(ITestOutputHelper output)
         Assert.Single(metrics.Of("ipcbench_soak_throughput_drift_ratio", started.Id), s => s.Label("span") == "since_start");
     }
 
+    /// <summary>A subscriber that cannot keep up with its offered rate (100 M msg/s over in-process channels) is DRIFTING, and says by how much.</summary>
+    [Fact]
+    public async Task ASoakOfferedMoreThanItsSubscriberTakes_IsDrifting()
+    {
+        await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1");
+        using var log = daemon.LogTo(output);
+        var started = await daemon.StartScenarioAsync(Specs.Stream("channels", publishers: 1, subscribers: 1, duration: null, warmup: Specs.Milliseconds(200))
+            .With(s => s.RatePerPublisher = 100_000_000));
+        try
+        {
+            var drifting = await daemon.WaitForAsync(started.Id, s => s.Stats?.Soak is { Verdict: SoakVerdict.Drifting }, TimeSpan.FromSeconds(30), "a DRIFTING soak");
+            var reason = Assert.Single(drifting.Stats.Soak.Reasons, r => r.StartsWith("delivers ", StringComparison.Ordinal));
+            Assert.Contains("of the 100000000 offered", reason, StringComparison.Ordinal);
+        }
+        finally
+        {
+            await daemon.StopScenarioAsync(started.Id);
+            await daemon.WaitUntilFinishedAsync(started.Id, TimeSpan.FromSeconds(20));
+        }
+    }
+
     [Fact]
     public async Task ATimedScenarioTooShortToJudge_HasNoSoak()
     {
