@@ -187,6 +187,10 @@ public sealed class PlacementProbeTests : IDisposable
         {
             Assert.Equal($"{allowed.Cpus[1]}<->{allowed.Cpus[0]}", probe.Cores);
             Assert.True(probe.MedianRoundTripNs > 0);
+            // The median of the short probes, each its own figure.
+            Assert.Equal(CoreToCoreProbe.ShortProbes, probe.ShortProbeNs.Count);
+            Assert.Equal(probe.ShortProbeNs.Order().ElementAt(CoreToCoreProbe.ShortProbes / 2), probe.MedianRoundTripNs);
+            Assert.InRange(probe.MedianRoundTripNs, probe.MinNs, probe.MaxNs);
         }
     }
 

@@ -32,6 +32,10 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     private JitActivity _daemonJitAtStart;
     private JitActivity? _daemonJitAtEnd;
     private bool? _codeSettled;
+    private long _lastTickNs;
+
+    // Each whole second of the measured window's msg/s, for the placement rule's step (written by the tick thread, read under _gate).
+    private readonly List<double> _measuredRates = [];
 
     /// <summary>Counts what publishers send inside the measurement window.</summary>
     public MeasurementWindow Window { get; } = new();
@@ -39,8 +43,11 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     /// <summary>Whether the warmup is over (the daemon's CPU is counted from then).</summary>
     public bool Measuring => _daemonAtStart is not null;
 
-    /// <summary>The core-to-core probe before the run and after its measured window (ns), for the placement check.</summary>
-    public (long? BeforeNs, long? AfterNs) CoreToCore { get; set; }
+    /// <summary>
+    /// The core-to-core probe before the run and after its measured window (ns) and the machine's placement classes, for
+    /// the placement check (with the measured seconds' msg/s this meter keeps).
+    /// </summary>
+    public (long? BeforeNs, long? AfterNs, PlacementClasses Classes) Probes { get; set; } = (null, null, PlacementClasses.NotLearned);
 
     /// <summary>Others' CPU over the measured window so far, in percent of the machine.</summary>
     public double? NoisePercent => _noise.NoisePercent;
@@ -95,6 +102,9 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         }
 
         double rate = topology.ReceiveRate;
+        // A second that began with the measured window and ended inside it (the tick that opens the window reports the warmup's).
+        bool wholeMeasuredSecond = _measureFromNs > 0 && _lastTickNs >= _measureFromNs && _measureToNs == 0;
+        _lastTickNs = nowNs;
         var daemon = ProcessMetrics.Take();
         double agentsCpu = topology.AgentsCpuSeconds;
         double seconds = (daemon.TakenAtNs - _tickDaemon.TakenAtNs) / 1e9;
@@ -111,6 +121,10 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         lock (_gate)
         {
             _totalLatency.Add(latency);
+            if (wholeMeasuredSecond)
+            {
+                _measuredRates.Add(rate);
+            }
         }
 
         return interval;
@@ -175,8 +189,10 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         double measuredSeconds = MeasuredSeconds;
         LatencySummary latency;
         SenderLagSummary? senderLag = null;
+        double[] measuredRates;
         lock (_gate)
         {
+            measuredRates = [.. _measuredRates];
             latency = StatsFormatting.ToLatency(_totalLatency, spec.RoundTrip);
             if (spec.RatePerPublisher > 0)
             {
@@ -217,7 +233,8 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
             WarmupRun = _measureFromNs > 0 ? TimeSpan.FromTicks((_measureFromNs - _startedNs) / 100) : null,
             CodeSettled = _measureFromNs > 0 ? _codeSettled : null,
         };
-        return stats with { Validity = ValidityRules.Check(spec, stats, _backlog.Growth, CoreToCore) };
+        var (before, after, classes) = Probes;
+        return stats with { Validity = ValidityRules.Check(spec, stats, _backlog.Growth, new PlacementEvidence(before, after, classes, measuredRates)) };
     }
 
     /// <summary>Deliveries sent and not received (queued, in flight or lost), as the subscribers' latest counters show them.</summary>
