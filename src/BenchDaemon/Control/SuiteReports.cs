@@ -114,7 +114,7 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             : LatencyPercentiles.None;
         return new RepetitionResult(round, scenario.Id, null, stats.MessagesPerSecond, stats.BytesPerSecond, daemon, agents, latency, series,
             scenario.Environment?.CoreToCoreRoundTripNs,
-            [.. stats.Validity.Select(v => new ValidityIssue(v.KindName, v.Detail))], stats.SenderLag?.P99Ns);
+            [.. stats.Validity.Select(v => new ValidityIssue(v.KindName, v.Detail))], stats.SenderLag?.P99Ns, stats.NoisePercent);
     }
 
     private static ReportEnvironment Environment(RunEnvironment? e) => new(

@@ -202,7 +202,9 @@ public sealed record NoiseMark(int Retries, IReadOnlyList<double> RetriedNoisePe
 /// <summary>
 /// One scenario of a cell. A failed one keeps its error and adds nothing to the cell's statistics. The core-to-core
 /// probe taken before it says where its vCPUs sat (<see cref="PlacementStrata"/>). Rate-limited, the publishers' lag
-/// behind their intended send times at p99 (null closed loop, and in reports written before it was kept).
+/// behind their intended send times at p99 (null closed loop, and in reports written before it was kept). The noise:
+/// others' CPU in percent of the machine while it measured (null in reports written before it was kept), what bounds
+/// how far a `noise above limit` flag can have moved its figures (<see cref="FlagBounds"/>).
 /// </summary>
 public sealed record RepetitionResult(
     int Round,
@@ -216,7 +218,8 @@ public sealed record RepetitionResult(
     IReadOnlyList<SeriesPoint> Series,
     double? ProbeNanoseconds = null,
     IReadOnlyList<ValidityIssue>? Validity = null,
-    double? SenderLagP99Nanoseconds = null)
+    double? SenderLagP99Nanoseconds = null,
+    double? NoisePercent = null)
 {
     public bool Succeeded => Error is null;
 
