@@ -116,4 +116,7 @@ public sealed record RunEnvironment(
 
     /// <summary>The core-to-core probe again after the measured window; null when it could not run or before it was recorded.</summary>
     public long? CoreToCoreAfterNs { get; init; }
+
+    /// <summary>The placement classes learned from the machine's probe history as the run ended (<see cref="PlacementClasses.Describe"/>); empty before it was recorded.</summary>
+    public string PlacementClasses { get; init; } = string.Empty;
 }

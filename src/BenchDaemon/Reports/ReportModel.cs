@@ -116,7 +116,13 @@ public sealed record ReportEnvironment(
     /// reports of one machine compare equal here.
     /// </summary>
     /// <remarks>A method, not a property: a record prints and compares its properties, and this one is a record too.</remarks>
-    public ReportEnvironment Machine() => this with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null, ClockReadNanoseconds = null };
+    public ReportEnvironment Machine() => this with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null, ClockReadNanoseconds = null, PlacementClasses = string.Empty };
+
+    /// <summary>
+    /// The placement classes the daemon had learned from the machine's probe history by the suite's latest scenario,
+    /// e.g. "near ≤ 170 ns, far ≥ 400 ns, learned from 57 probes"; empty in reports from before they were learned.
+    /// </summary>
+    public string PlacementClasses { get; init; } = string.Empty;
 
     /// <summary>The clock the latencies are read with, e.g. "tsc, 21 ns a read"; empty when not recorded.</summary>
     public string Clock => ClockSource.Length == 0 ? string.Empty

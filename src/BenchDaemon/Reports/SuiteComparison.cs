@@ -137,6 +137,12 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
             notes.Add(strata.Describe());
         }
 
+        if (candidate.Environment.PlacementClasses.Length > 0)
+        {
+            // What the daemon's own placement check (placement moved) used, beside the strata of the probes compared here.
+            notes.Add($"placement classes the daemon learned: {candidate.Environment.PlacementClasses}");
+        }
+
         int cores = candidate.Environment.LogicalCores;
         var tested = pairs.Select(p => Testable(p.Baseline, p.Candidate) ? CellComparer.Test(p.Baseline, p.Candidate, strata, cores) : null).ToList();
         var withP = tested.OfType<CellTest>().SelectMany(t => t.Metrics).Where(m => m.PValue is not null).ToList();

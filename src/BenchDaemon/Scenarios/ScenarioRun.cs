@@ -266,8 +266,8 @@ public sealed class ScenarioRun
         Remember(after);
         lock (_gate)
         {
-            _environment = _environment is { } before ? before with { CoreToCoreAfterNs = after } : null;
             var classes = _environment is { } environment ? _services.Probes.Classes(MachineIdentity.Of(environment)) : PlacementClasses.NotLearned;
+            _environment = _environment is { } before ? before with { CoreToCoreAfterNs = after, PlacementClasses = classes.Describe() } : null;
             _meter.Probes = (_environment?.CoreToCoreRoundTripNs, after, classes);
         }
     }

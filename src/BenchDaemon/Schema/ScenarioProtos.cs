@@ -284,6 +284,7 @@ public static class ScenarioProtos
 
         info.ClockRead = Nanoseconds(e.ClockReadNs);
         info.CoreToCoreRoundTripAfter = Nanoseconds(e.CoreToCoreAfterNs);
+        info.PlacementClasses = e.PlacementClasses;
         return info;
     }
 
@@ -295,6 +296,7 @@ public static class ScenarioProtos
         ClockSource = e.ClockSource,
         ClockReadNs = e.ClockRead is { } read ? ToNanoseconds(read) : null,
         CoreToCoreAfterNs = e.CoreToCoreRoundTripAfter is { } after ? ToNanoseconds(after) : null,
+        PlacementClasses = e.PlacementClasses,
     };
 
     public static PlacementInfo ToProto(PlacementFacts p)
