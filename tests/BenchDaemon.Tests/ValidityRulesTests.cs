@@ -68,6 +68,13 @@ public sealed class ValidityRulesTests
         Assert.Equal(flagged, notes.Any(n => n.Kind == ValidityKind.NoiseAboveLimit));
     }
 
+    [Fact]
+    public void Noise_NamesTheHypervisorsStealApart()
+    {
+        var note = Assert.Single(ValidityRules.Check(Spec(), Stats(100_000) with { NoisePercent = 7.2, StealPercent = 5.1 }, backlogGrowth: null));
+        Assert.Equal("other processes used 7.2 % of the machine while measuring (5.1 % of it hypervisor steal), above the default limit of 5 %", note.Detail);
+    }
+
     [Theory]
     [InlineData(91L, 421L, true)] // near before, far after: measured in this session's A/B
     [InlineData(421L, 91L, true)]

@@ -29,6 +29,9 @@ public sealed record RunStats(
     /// <summary>The same over the warmup.</summary>
     public double? WarmupNoisePercent { get; init; }
 
+    /// <summary>The part of <see cref="NoisePercent"/> that was hypervisor steal (not a process of this machine); null before it was recorded.</summary>
+    public double? StealPercent { get; init; }
+
     /// <summary>The 1-minute load average at the end of the measured window.</summary>
     public double? LoadAverage1m { get; init; }
 

@@ -67,8 +67,10 @@ public static class ValidityRules
         if (stats.NoisePercent is { } noise && noise > limit)
         {
             string source = spec.Placement.MaxNoisePercent is null ? "the default limit" : "max_noise_percent";
+            // Steal is named apart: it is the hypervisor running something else on our vCPUs, not a process of this machine.
+            string steal = stats.StealPercent is > 0 and var stolen ? Invariant($" ({stolen:0.0} % of it hypervisor steal)") : string.Empty;
             notes.Add(new(ValidityKind.NoiseAboveLimit, Invariant(
-                $"other processes used {noise:0.0} % of the machine while measuring, above {source} of {limit:0.#} %")));
+                $"other processes used {noise:0.0} % of the machine while measuring{steal}, above {source} of {limit:0.#} %")));
         }
 
         if (PlacementMoveRule.Check(placement ?? PlacementEvidence.None) is { } moved)

@@ -228,6 +228,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         {
             NoisePercent = _noise.NoisePercent,
             WarmupNoisePercent = _noise.WarmupNoisePercent,
+            StealPercent = _noise.StealPercent,
             LoadAverage1m = _noise.LoadAverage1m,
             SenderLag = senderLag,
             WarmupRun = _measureFromNs > 0 ? TimeSpan.FromTicks((_measureFromNs - _startedNs) / 100) : null,

@@ -173,6 +173,11 @@ public static class ScenarioProtos
             stats.LoadAverage1M = load;
         }
 
+        if (s.StealPercent is { } steal)
+        {
+            stats.StealPercent = steal;
+        }
+
         return stats;
     }
 
@@ -185,6 +190,7 @@ public static class ScenarioProtos
         NoisePercent = s.HasNoisePercent ? s.NoisePercent : null,
         WarmupNoisePercent = s.HasWarmupNoisePercent ? s.WarmupNoisePercent : null,
         LoadAverage1m = s.HasLoadAverage1M ? s.LoadAverage1M : null,
+        StealPercent = s.HasStealPercent ? s.StealPercent : null,
         SenderLag = s.SenderLag is { } lag ? FromProto(lag) : null,
         Validity = [.. s.Validity.Where(n => n.Kind != V1.ValidityKind.Unspecified).Select(n => new Model.ValidityNote((Model.ValidityKind)n.Kind, n.Detail))],
         WarmupRun = s.WarmupRun?.ToTimeSpan(),
