@@ -12,8 +12,8 @@ public static class CoreToCoreProbe
 {
     /// <summary>
     /// Two probes this many times apart were taken in different placements: well above one placement's own spread
-    /// (70–150 ns near) and below the near/far distance (~4x). A suite's probes split into classes at such a gap, and a
-    /// result whose probes before and after its run are this far apart was moved during it.
+    /// (70–150 ns near) and below the near/far distance (~4x). A comparison's probes split into classes at such a gap;
+    /// the daemon's placement check uses it only until it has learned the machine's classes from its probe history.
     /// </summary>
     public const double PlacementGapRatio = 2;
 
