@@ -64,9 +64,14 @@ internal static class CellComparer
                 dropped.UnionWith(bIn.Where(r => !r.Valid).Select(r => (true, r)).Concat(cIn.Where(r => !r.Valid).Select(r => (false, r))));
                 var valid = Test(metric, unit, higherIsBetter, placement, [.. bValid.Select(read)], [.. cValid.Select(read)]);
                 string without = $"without flagged repetitions ({named}): their flags could explain a shift of this size";
+                // A side whose every repetition in the class was flagged has none left: say so, not that it never ran there.
+                // (A side that never ran in the class keeps that reason: the placements did not overlap.)
+                string? emptied = bIn.Count == 0 || cIn.Count == 0 ? null : bValid.Count == 0 ? "baseline" : cValid.Count == 0 ? "candidate" : null;
+                string note = valid.Verdict == Verdict.Unspecified ? without
+                    : emptied is not null ? $"no valid {placement} repetition in the {emptied}: {without}"
+                    : $"{valid.Note}; {without}";
                 // The shift of the valid ones stays for the reader; without a p-value the comparison's correction leaves it out.
-                changes.Add(valid.Verdict == Verdict.Unspecified ? valid with { Note = without }
-                    : valid with { Note = valid.Note.Length > 0 ? $"{valid.Note}; {without}" : without });
+                changes.Add(valid with { Note = note });
             }
         }
 
