@@ -12,19 +12,37 @@ public static class CoreToCoreProbe
 {
     /// <summary>
     /// Two probes this many times apart were taken in different placements: well above one placement's own spread
-    /// (70–150 ns near) and below the near/far distance (~4x). A suite's probes split into classes at such a gap, and a
-    /// result whose probes before and after its run are this far apart was moved during it.
+    /// (70–150 ns near) and below the near/far distance (~4x). A comparison's probes split into classes at such a gap;
+    /// the daemon's placement check uses it only until it has learned the machine's classes from its probe history.
     /// </summary>
     public const double PlacementGapRatio = 2;
 
-    public sealed record Result(double MedianRoundTripNs, string Cores);
+    /// <summary>
+    /// How many short probes one probe is the median of. One 30 ms probe spread over 51–173 ns within one placement on
+    /// these hosts (issue 34): a transient (a vCPU descheduled, a sibling busy) moved its whole figure. The median of five
+    /// short ones spaced a little apart needs three of them caught by the same transient.
+    /// </summary>
+    public const int ShortProbes = 5;
+
+    /// <summary>The pause between short probes: long enough for a scheduler slice of someone else to end, short enough to be cheap.</summary>
+    private static readonly TimeSpan ShortProbeGap = TimeSpan.FromMilliseconds(2);
+
+    /// <param name="MedianRoundTripNs">The median of the short probes' round trips.</param>
+    /// <param name="ShortProbeNs">Each short probe's own median round trip, in the order taken.</param>
+    public sealed record Result(double MedianRoundTripNs, string Cores, IReadOnlyList<double> ShortProbeNs)
+    {
+        public double MinNs => ShortProbeNs.Count == 0 ? MedianRoundTripNs : ShortProbeNs.Min();
+
+        public double MaxNs => ShortProbeNs.Count == 0 ? MedianRoundTripNs : ShortProbeNs.Max();
+    }
 
     /// <summary>
     /// The round trip between CPUs <paramref name="coreA"/> and <paramref name="coreB"/>: a scenario probes the CPUs its
-    /// publisher and subscriber were pinned to; unpinned ones probe 0 and 1, wherever the hypervisor put those. Null off
-    /// Linux, on one core, for a CPU paired with itself, or when the machine is too busy to finish within 2 s (or 20x
-    /// the duration). <see cref="Result.Cores"/> says "unpinned" when a CPU could not be taken (not in the process's
-    /// allowed set).
+    /// publisher and subscriber were pinned to; unpinned ones probe 0 and 1, wherever the hypervisor put those. The
+    /// median of <see cref="ShortProbes"/> short probes that together take <paramref name="duration"/> (plus a 2 ms gap
+    /// between each). Null off Linux, on one core, for a CPU paired with itself, or when the machine is too busy to
+    /// finish within 2 s (or 20x the duration). <see cref="Result.Cores"/> says "unpinned" when a CPU could not be taken
+    /// (not in the process's allowed set).
     /// </summary>
     public static Result? Measure(TimeSpan duration, int coreA = 0, int coreB = 1)
     {
@@ -33,8 +51,36 @@ public static class CoreToCoreProbe
             return null;
         }
 
+        var probes = new double[ShortProbes];
+        bool pinned = true;
+        // On a loaded machine a pinned thread may wait whole scheduler slices for its core, and a scenario must not sit
+        // in STARTING for a minute over a figure that would be meaningless anyway: give up, and report no probe.
+        long giveUpAtNs = MonotonicClock.NowNs() + Math.Max(2_000_000_000L, duration.Ticks * 100 * 20);
+        for (int i = 0; i < ShortProbes; i++)
+        {
+            if (i > 0)
+            {
+                Thread.Sleep(ShortProbeGap);
+            }
+
+            if (MeasureOnce(duration / ShortProbes, coreA, coreB, giveUpAtNs) is not { } once)
+            {
+                return null;
+            }
+
+            probes[i] = once.MedianNs;
+            pinned &= once.Pinned;
+        }
+
+        var sorted = probes.Order().ToArray();
+        return new Result(sorted[ShortProbes / 2], pinned ? $"{coreA}<->{coreB}" : "unpinned", probes);
+    }
+
+    /// <summary>One short probe: the median of its batches' round trips, and whether both threads sat on their CPUs.</summary>
+    private static (double MedianNs, bool Pinned)? MeasureOnce(TimeSpan duration, int coreA, int coreB, long giveUpAtNs)
+    {
         var line = new PaddedCounter();
-        const int Batches = 15;
+        const int Batches = 5;
         var batchNs = new double[Batches];
         long batchBudgetNs = Math.Max(1_000_000, duration.Ticks * 100 / Batches);
         bool pinned = true;
@@ -61,9 +107,6 @@ public static class CoreToCoreProbe
 
         ponger.Start();
         var pinnedA = PinCurrentThreadTemporarily(coreA, out var restore);
-        // On a loaded machine a pinned thread may wait whole scheduler slices for its core, and a scenario must not sit
-        // in STARTING for a minute over a figure that would be meaningless anyway: give up, and report no probe.
-        long giveUpAtNs = MonotonicClock.NowNs() + Math.Max(2_000_000_000L, duration.Ticks * 100 * 20);
         try
         {
             long value = 0;
@@ -113,9 +156,7 @@ public static class CoreToCoreProbe
         }
 
         Array.Sort(batchNs);
-        double median = batchNs[Batches / 2];
-        string cores = pinned && pinnedA ? $"{coreA}<->{coreB}" : "unpinned";
-        return new Result(median, cores);
+        return (batchNs[Batches / 2], pinned && pinnedA);
     }
 
     private static bool PinCurrentThreadTemporarily(int core, out Action restore)

@@ -60,10 +60,10 @@ public sealed class SoakJudgeTests
     {
         var soak = new Simulation();
         soak.Run(seconds: 50);
-        Assert.Equal(SoakVerdict.Judging, soak.Judge().Verdict);
-        Assert.Equal(SoakVerdict.Losing, soak.Judge(lost: 1).Verdict);
+        Assert.Equal(SoakStatus.Judging, soak.Judge().Verdict);
+        Assert.Equal(SoakStatus.Losing, soak.Judge(lost: 1).Verdict);
         soak.Run(seconds: 20);
-        Assert.Equal(SoakVerdict.Holding, soak.Judge().Verdict);
+        Assert.Equal(SoakStatus.Holding, soak.Judge().Verdict);
     }
 
     [Fact]
@@ -72,7 +72,7 @@ public sealed class SoakJudgeTests
         var soak = new Simulation { AgentHeap = s => 40 * MiB + s * MiB };
         soak.Run(seconds: 180);
         var judgement = soak.Judge();
-        Assert.Equal(SoakVerdict.Leaking, judgement.Verdict);
+        Assert.Equal(SoakStatus.Leaking, judgement.Verdict);
         Assert.Contains(judgement.Reasons, r => r.StartsWith("agent 0's managed heap", StringComparison.Ordinal));
         Assert.DoesNotContain(judgement.Reasons, r => r.StartsWith("daemon", StringComparison.Ordinal));
     }
@@ -94,7 +94,7 @@ public sealed class SoakJudgeTests
         {
             soak.Run(seconds: 60);
             var judgement = soak.Judge();
-            var expected = minute == 0 ? SoakVerdict.Judging : SoakVerdict.Holding;
+            var expected = minute == 0 ? SoakStatus.Judging : SoakStatus.Holding;
             Assert.True(judgement.Verdict == expected, $"minute {minute + 1}: {judgement.Verdict}: {string.Join("; ", judgement.Reasons)}");
         }
 
@@ -112,12 +112,12 @@ public sealed class SoakJudgeTests
         var soak = new Simulation(offered: 10_000) { Rate = _ => 9_000 };
         soak.Run(seconds: 120);
         var judgement = soak.Judge();
-        Assert.Equal(SoakVerdict.Drifting, judgement.Verdict);
+        Assert.Equal(SoakStatus.Drifting, judgement.Verdict);
         Assert.Contains(judgement.Reasons, r => r.StartsWith("delivers 9000 msg/s of the 10000 offered", StringComparison.Ordinal));
 
         var keepingUp = new Simulation(offered: 10_000) { Rate = _ => 10_000 };
         keepingUp.Run(seconds: 120);
-        Assert.Equal(SoakVerdict.Holding, keepingUp.Judge().Verdict);
+        Assert.Equal(SoakStatus.Holding, keepingUp.Judge().Verdict);
     }
 
     [Fact]
@@ -125,12 +125,12 @@ public sealed class SoakJudgeTests
     {
         var falling = new Simulation { Rate = s => 1_000_000 - 1_000 * s };
         falling.Run(seconds: 300);
-        Assert.Equal(SoakVerdict.Drifting, falling.Judge().Verdict);
+        Assert.Equal(SoakStatus.Drifting, falling.Judge().Verdict);
         Assert.Contains(falling.Judge().Reasons, r => r.StartsWith("throughput since the start fell", StringComparison.Ordinal));
 
         var slower = new Simulation { LatencyNs = s => 2_000 + 50 * s };
         slower.Run(seconds: 300);
-        Assert.Equal(SoakVerdict.Drifting, slower.Judge().Verdict);
+        Assert.Equal(SoakStatus.Drifting, slower.Judge().Verdict);
         Assert.Contains(slower.Judge().Reasons, r => r.StartsWith("latency p99 since the start rose", StringComparison.Ordinal));
     }
 
@@ -140,7 +140,7 @@ public sealed class SoakJudgeTests
         var soak = new Simulation { AgentHeap = s => s * MiB };
         soak.Run(seconds: 120);
         var judgement = soak.Judge(lost: 3, corrupted: 1);
-        Assert.Equal(SoakVerdict.Losing, judgement.Verdict);
+        Assert.Equal(SoakStatus.Losing, judgement.Verdict);
         Assert.Equal("3 lost, 0 duplicated, 1 corrupted", judgement.Reasons[0]);
         Assert.Contains(judgement.Reasons, r => r.Contains("managed heap", StringComparison.Ordinal));
     }
@@ -189,7 +189,7 @@ public sealed class SoakJudgeTests
             }
         }
 
-        public SoakJudgement Judge(long lost = 0, long corrupted = 0) => _judge!.Judge(lost, 0, corrupted);
+        public SoakSummary Judge(long lost = 0, long corrupted = 0) => _judge!.Judge(lost, 0, corrupted);
 
         private IReadOnlyList<SoakProcessReading> Read() =>
         [

@@ -12,24 +12,25 @@ public sealed class ValidityReportTests
     private static readonly ValidityIssue Shortfall = new("rate_shortfall", "delivered 95,012 msg/s, 95.0 % of the offered 100,000 msg/s (at least 99 % needed)");
 
     [Fact]
-    public void ACellWithAnInvalidRepetition_IsInconclusive_EvenWhereTheShiftIsClear()
+    public void AnInvalidRepetition_LeavesTheTests_AndTheRestGiveTheVerdict_CountingWhatTheFlagCost()
     {
         var baseline = ReportSamples.Matrix("valid", ReportSamples.ComparedRepetitions);
-        // uds is 20 % slower in the candidate: REGRESSED, until one of its 8 B repetitions is invalid.
+        // uds is 20 % slower in the candidate, and one of its 8 B repetitions fell short of its rate: a shortfall can
+        // move a figure by anything, so that repetition is out; 6 against 5 still tell.
         var candidate = WithIssue(ReportSamples.Candidate(baseline), "uds", 8, round: 2);
 
         var comparison = SuiteComparison.Compare(baseline, candidate, 5);
 
         var uds8 = comparison.Cells.Single(c => c.Key is { Transport: "uds", PayloadBytes: 8 });
-        Assert.Equal(Verdict.Inconclusive, uds8.Verdict);
+        Assert.Equal(Verdict.Regressed, uds8.Verdict);
         Assert.All(uds8.Metrics, m =>
         {
-            Assert.Equal(Verdict.Inconclusive, m.Verdict);
-            Assert.Null(m.PValue);
-            Assert.Equal("invalid repetitions: candidate round 2 (rate shortfall); a verdict needs valid ones", m.Note);
+            Assert.Equal((6, 5), (m.BaselineSamples, m.CandidateSamples));
+            Assert.EndsWith("without flagged repetitions (candidate round 2 (rate shortfall)): their flags could explain a shift of this size", m.Note, StringComparison.Ordinal);
         });
-        Assert.NotNull(uds8.MessagesPerSecond!.ShiftPercent);
-        // Its neighbours still get their verdicts.
+        Assert.Equal([new FlagCost("rate_shortfall", 0, 1)], uds8.FlagCosts);
+        Assert.Contains("repetitions the validity flags cost (left out where they could explain the difference): rate shortfall: 0 + 1 repetition (baseline + candidate)",
+            MarkdownReport.ComparisonSection(comparison), StringComparison.Ordinal);
         Assert.Equal(Verdict.Regressed, comparison.Cells.Single(c => c.Key is { Transport: "uds", PayloadBytes: 1024 }).Verdict);
         Assert.Equal(Verdict.Regressed, comparison.Verdict);
     }

@@ -68,20 +68,28 @@ public sealed class ValidityRulesTests
         Assert.Equal(flagged, notes.Any(n => n.Kind == ValidityKind.NoiseAboveLimit));
     }
 
+    [Fact]
+    public void Noise_NamesTheHypervisorsStealApart()
+    {
+        var note = Assert.Single(ValidityRules.Check(Spec(), Stats(100_000) with { NoisePercent = 7.2, StealPercent = 5.1 }, backlogGrowth: null));
+        Assert.Equal("other processes used 7.2 % of the machine while measuring (5.1 % of it hypervisor steal), above the default limit of 5 %", note.Detail);
+    }
+
     [Theory]
     [InlineData(91L, 421L, true)] // near before, far after: measured in this session's A/B
     [InlineData(421L, 91L, true)]
-    [InlineData(100L, 199L, false)] // one placement's own spread
+    [InlineData(100L, 199L, false)] // before the classes are learned: the 2x rule
     [InlineData(100L, 200L, true)]
     [InlineData(100L, null, false)] // the probe after could not run
     [InlineData(null, 400L, false)]
-    public void PlacementMoved_WhenTheProbesBeforeAndAfterAreTwiceApart(long? before, long? after, bool flagged)
+    public void PlacementMoved_BeforeAnythingIsLearned_WhenTheProbesAreTwiceApart(long? before, long? after, bool flagged)
     {
-        var notes = ValidityRules.Check(Spec(), Stats(100_000), backlogGrowth: null, (before, after));
+        var notes = ValidityRules.Check(Spec(), Stats(100_000), backlogGrowth: null, new PlacementEvidence(before, after, PlacementClasses.NotLearned, []));
         Assert.Equal(flagged, notes.Any(n => n.Kind == ValidityKind.PlacementMoved));
         if (flagged)
         {
-            Assert.Contains($"{before} ns before the run and {after} ns after it", notes.Single().Detail, StringComparison.Ordinal);
+            Assert.Contains($"probes: {before} ns before the run and {after} ns after it", notes.Single().Detail, StringComparison.Ordinal);
+            Assert.Contains("not learned yet", notes.Single().Detail, StringComparison.Ordinal);
         }
     }
 

@@ -150,6 +150,22 @@ public sealed class PlacementProbeTests : IDisposable
         Assert.Equal(20.0, after.NoisePercentSince(before)!.Value, 6);
         Assert.Equal(1.25, after.LoadAverage1m);
         Assert.Null(before.NoisePercentSince(before));
+        Assert.Equal(0.0, after.StealPercentSince(before)!.Value, 6);
+    }
+
+    [Fact]
+    public void NoiseSampler_SaysHowMuchOfTheNoiseWasSteal()
+    {
+        var proc = Path.Combine(_root, "proc");
+        Directory.CreateDirectory(Path.Combine(proc, "42"));
+        WriteProc(proc, "cpu  100 0 100 800 0 0 0 10 0 0", ownTicks: 50, loadavg: "0.50 0.40 0.30 1/100 42");
+        var before = NoiseSample.Take([42], proc);
+        // 1000 ticks pass: ours 150 more, steal 60 more, nobody else: all of the noise (6 %) is the hypervisor's.
+        WriteProc(proc, "cpu  200 0 150 1590 0 0 0 70 0 0", ownTicks: 200, loadavg: "0.50 0.40 0.30 1/100 42");
+        var after = NoiseSample.Take([42], proc);
+
+        Assert.Equal(6.0, after.NoisePercentSince(before)!.Value, 6);
+        Assert.Equal(6.0, after.StealPercentSince(before)!.Value, 6);
     }
 
     [Fact]
@@ -187,6 +203,10 @@ public sealed class PlacementProbeTests : IDisposable
         {
             Assert.Equal($"{allowed.Cpus[1]}<->{allowed.Cpus[0]}", probe.Cores);
             Assert.True(probe.MedianRoundTripNs > 0);
+            // The median of the short probes, each its own figure.
+            Assert.Equal(CoreToCoreProbe.ShortProbes, probe.ShortProbeNs.Count);
+            Assert.Equal(probe.ShortProbeNs.Order().ElementAt(CoreToCoreProbe.ShortProbes / 2), probe.MedianRoundTripNs);
+            Assert.InRange(probe.MedianRoundTripNs, probe.MinNs, probe.MaxNs);
         }
     }
 

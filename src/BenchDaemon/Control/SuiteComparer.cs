@@ -32,6 +32,12 @@ public static class SuiteComparer
             };
             proto.Metrics.AddRange(cell.Metrics.Select(ScenarioComparer.ToProto));
             proto.Notes.AddRange(cell.Notes);
+            proto.FlagCosts.AddRange(cell.FlagCosts.Select(c => new V1.FlagCost
+            {
+                Kind = Enum.TryParse<ValidityKind>(c.Kind.Replace("_", string.Empty, StringComparison.Ordinal), ignoreCase: true, out var kind) ? kind : ValidityKind.Unspecified,
+                BaselineRepetitions = c.Baseline,
+                CandidateRepetitions = c.Candidate,
+            }));
             response.Cells.Add(proto);
         }
 

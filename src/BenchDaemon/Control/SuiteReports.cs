@@ -16,6 +16,8 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
     {
         var preset = string.IsNullOrEmpty(suite.Preset) ? null : ReferencePresets.Find(suite.Preset);
         RunEnvironment? environment = null;
+        string classes = string.Empty;
+        var latestAt = DateTime.MinValue;
         var cells = new List<ReportCell>(suite.Cells.Count);
         for (int i = 0; i < suite.Cells.Count; i++)
         {
@@ -31,6 +33,12 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
                 }
 
                 environment ??= result.Scenario.Environment;
+                // The classes as the latest scenario learned them: from the most probes.
+                if (result.Scenario.Environment?.PlacementClasses is { Length: > 0 } learned && result.Scenario.CreatedAt >= latestAt)
+                {
+                    (classes, latestAt) = (learned, result.Scenario.CreatedAt);
+                }
+
                 repetitions.Add(Repetition(r + 1, result));
             }
 
@@ -43,7 +51,7 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
 
         var adaptive = suite.Adaptive is { } a ? new AdaptiveRepetitions(a.PrecisionPercent, RoundPlanner.MinAdaptiveRepetitions, a.MaxRepetitions) : null;
         return new SuiteReport(suite.Id, suite.Name, suite.State.ToString().ToUpperInvariant(), Utc(suite.CreatedAt), suite.EndedAt is { } end ? Utc(end) : null,
-            suite.Repetitions, Environment(environment), cells, preset?.Id, preset?.Title, preset?.Reproduces, adaptive);
+            suite.Repetitions, Environment(environment) with { PlacementClasses = classes }, cells, preset?.Id, preset?.Title, preset?.Reproduces, adaptive);
     }
 
     /// <summary>A cell's search with each probe's figures, read as the repetitions are; null for a cell without one.</summary>
@@ -114,7 +122,7 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             : LatencyPercentiles.None;
         return new RepetitionResult(round, scenario.Id, null, stats.MessagesPerSecond, stats.BytesPerSecond, daemon, agents, latency, series,
             scenario.Environment?.CoreToCoreRoundTripNs,
-            [.. stats.Validity.Select(v => new ValidityIssue(v.KindName, v.Detail))], stats.SenderLag?.P99Ns);
+            [.. stats.Validity.Select(v => new ValidityIssue(v.KindName, v.Detail))], stats.SenderLag?.P99Ns, stats.NoisePercent);
     }
 
     private static ReportEnvironment Environment(RunEnvironment? e) => new(

@@ -56,6 +56,7 @@ public static class DaemonHost
         // Before ScenarioManager: hosted services stop in reverse order, so the writer flushes after scenarios have ended.
         builder.Services.AddSingleton<StoreWriter>();
         builder.Services.AddSingleton<IScenarioRecorder, StoreRecorder>();
+        builder.Services.AddSingleton<IProbeHistory, StoredProbeHistory>();
         builder.Services.AddHostedService(services => services.GetRequiredService<StoreWriter>());
         builder.Services.AddSingleton<ScenarioManager>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ScenarioManager>());

@@ -29,6 +29,9 @@ public sealed record RunStats(
     /// <summary>The same over the warmup.</summary>
     public double? WarmupNoisePercent { get; init; }
 
+    /// <summary>The part of <see cref="NoisePercent"/> that was hypervisor steal (not a process of this machine); null before it was recorded.</summary>
+    public double? StealPercent { get; init; }
+
     /// <summary>The 1-minute load average at the end of the measured window.</summary>
     public double? LoadAverage1m { get; init; }
 
@@ -45,7 +48,7 @@ public sealed record RunStats(
     public bool? CodeSettled { get; init; }
 
     /// <summary>The soak judgement (open-ended scenarios, and timed ones long enough to judge); null otherwise.</summary>
-    public SoakJudgement? Soak { get; init; }
+    public SoakSummary? Soak { get; init; }
 }
 
 /// <summary>
@@ -119,4 +122,7 @@ public sealed record RunEnvironment(
 
     /// <summary>The core-to-core probe again after the measured window; null when it could not run or before it was recorded.</summary>
     public long? CoreToCoreAfterNs { get; init; }
+
+    /// <summary>The placement classes learned from the machine's probe history as the run ended (<see cref="PlacementClasses.Describe"/>); empty before it was recorded.</summary>
+    public string PlacementClasses { get; init; } = string.Empty;
 }

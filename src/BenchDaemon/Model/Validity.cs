@@ -21,7 +21,7 @@ public enum ValidityKind
     /// <summary>Other processes used more of the machine than the limit while the scenario measured.</summary>
     NoiseAboveLimit = 4,
 
-    /// <summary>The core-to-core probes before and after the run are <see cref="ValidityRules.PlacementMovedRatio"/> or more apart.</summary>
+    /// <summary>The probes before and after the run fall in different learned placement classes, or the series steps (<see cref="PlacementMoveRule"/>).</summary>
     PlacementMoved = 5,
 }
 

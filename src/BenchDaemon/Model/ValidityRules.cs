@@ -28,13 +28,10 @@ public static class ValidityRules
     /// <summary>And by more than this share of the window's deliveries (a long soak's backlog may wander by a few seconds).</summary>
     public const double BacklogGrowthShare = 0.01;
 
-    /// <summary>Probes this many times apart were taken in different placements (the probe's own rule).</summary>
-    public const double PlacementMovedRatio = IpcBench.Workload.CoreToCoreProbe.PlacementGapRatio;
-
     /// <param name="backlogGrowth">The backlog's growth over the measured window along its fitted line, in deliveries; null
     /// when too few one-second ticks were measured to fit one.</param>
-    /// <param name="coreToCore">The core-to-core probe before the run and after it, in ns, where they ran.</param>
-    public static IReadOnlyList<ValidityNote> Check(ResolvedSpec spec, RunStats stats, double? backlogGrowth, (long? BeforeNs, long? AfterNs) coreToCore = default)
+    /// <param name="placement">The probes before and after the run, the machine's learned classes and the measured series (<see cref="PlacementMoveRule"/>).</param>
+    public static IReadOnlyList<ValidityNote> Check(ResolvedSpec spec, RunStats stats, double? backlogGrowth, PlacementEvidence? placement = null)
     {
         var notes = new List<ValidityNote>(0);
         double seconds = stats.MeasuredDuration?.TotalSeconds ?? 0;
@@ -70,15 +67,15 @@ public static class ValidityRules
         if (stats.NoisePercent is { } noise && noise > limit)
         {
             string source = spec.Placement.MaxNoisePercent is null ? "the default limit" : "max_noise_percent";
+            // Steal is named apart: it is the hypervisor running something else on our vCPUs, not a process of this machine.
+            string steal = stats.StealPercent is > 0 and var stolen ? Invariant($" ({stolen:0.0} % of it hypervisor steal)") : string.Empty;
             notes.Add(new(ValidityKind.NoiseAboveLimit, Invariant(
-                $"other processes used {noise:0.0} % of the machine while measuring, above {source} of {limit:0.#} %")));
+                $"other processes used {noise:0.0} % of the machine while measuring{steal}, above {source} of {limit:0.#} %")));
         }
 
-        if (coreToCore is { BeforeNs: > 0 and var before, AfterNs: > 0 and var after }
-            && Math.Max(before, after) >= PlacementMovedRatio * Math.Min(before, after))
+        if (PlacementMoveRule.Check(placement ?? PlacementEvidence.None) is { } moved)
         {
-            notes.Add(new(ValidityKind.PlacementMoved, Invariant(
-                $"the core-to-core probe was {before} ns before the run and {after} ns after it: the host moved the vCPUs, so the figures may mix two placements")));
+            notes.Add(moved);
         }
 
         return notes;

@@ -2,9 +2,6 @@ using System.Globalization;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Daemon.Model;
 using IpcBench.V1;
-using SoakJudgement = IpcBench.Daemon.Model.SoakJudgement;
-using SoakSlope = IpcBench.Daemon.Model.SoakSlope;
-using SoakVerdict = IpcBench.Daemon.Model.SoakVerdict;
 using Prometheus;
 
 namespace IpcBench.Daemon.Observability;
@@ -128,14 +125,14 @@ internal sealed class ScenarioSeries
         IsFinal = final;
     }
 
-    private void UpdateSoak(SoakJudgement soak)
+    private void UpdateSoak(SoakSummary soak)
     {
-        foreach (var verdict in Enum.GetValues<SoakVerdict>())
+        foreach (var verdict in Enum.GetValues<SoakStatus>())
         {
             Add(_families.SoakVerdict.WithLabels(_id, _transport, Snake(verdict.ToString()))).Set(verdict == soak.Verdict ? 1 : 0);
         }
 
-        foreach (var (span, slope) in (ReadOnlySpan<(string, SoakSlope?)>)[("since_start", soak.Throughput.SinceStart), ("window", soak.Throughput.LastWindow)])
+        foreach (var (span, slope) in (ReadOnlySpan<(string, TrendSlope?)>)[("since_start", soak.Throughput.SinceStart), ("window", soak.Throughput.LastWindow)])
         {
             if (slope is { Mean: > 0 })
             {

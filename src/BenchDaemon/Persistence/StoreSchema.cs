@@ -8,7 +8,7 @@ namespace IpcBench.Daemon.Persistence;
 /// <summary>The database's tables, created or upgraded in one transaction (PRAGMA user_version is the version), and the two SQL helpers every store uses.</summary>
 internal static class StoreSchema
 {
-    public const int Version = 3;
+    public const int Version = 4;
 
     public static void Migrate(SqliteConnection connection)
     {
@@ -88,6 +88,21 @@ internal static class StoreSchema
                     suite TEXT NOT NULL
                 );
                 CREATE INDEX suites_unfinished ON suites (finished) WHERE finished = 0;
+                """, transaction);
+        }
+
+        if (version < 4)
+        {
+            // Version 4: every core-to-core probe, per machine, for the placement classes the daemon learns (ProbeStore).
+            Execute(connection, """
+                CREATE TABLE core_probes (
+                    machine TEXT NOT NULL,
+                    taken_at_us INTEGER NOT NULL,
+                    cores TEXT NOT NULL,
+                    round_trip_ns REAL NOT NULL,
+                    scenario_id TEXT NOT NULL
+                );
+                CREATE INDEX core_probes_by_machine ON core_probes (machine, taken_at_us DESC);
                 """, transaction);
         }
 

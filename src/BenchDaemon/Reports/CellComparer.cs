@@ -19,32 +19,68 @@ internal static class CellComparer
         ("agents_cpu_ns_per_message", "ns", false, r => RepetitionStats.CpuNanosecondsPerMessage(r.AgentsCpuPercent, r.MessagesPerSecond)),
     ];
 
-    public static List<MetricChange> Test(ReportCell baseline, ReportCell candidate, PlacementStrata strata)
+    /// <summary>
+    /// Every metric of the cell, class by class. A flagged repetition (<see cref="RepetitionResult.Valid"/> false) stays
+    /// in a test when the shift's interval with it lies beyond anything its flags can do (<see cref="FlagBounds"/>): the
+    /// verdict stands, the flags named beside it. Otherwise it could explain the difference and is left out, which
+    /// <see cref="CellTest.Costs"/> counts per flag.
+    /// </summary>
+    public static CellTest Test(ReportCell baseline, ReportCell candidate, PlacementStrata strata, int logicalCores)
     {
         var b = baseline.Repetitions.Where(r => r.Succeeded).ToList();
         var c = candidate.Repetitions.Where(r => r.Succeeded).ToList();
         var classes = b.Concat(c).Select(r => strata.ClassOf(r.ProbeNanoseconds)).Distinct().OrderBy(PlacementStrata.Rank).ToList();
         var changes = new List<MetricChange>(classes.Count * Metrics.Length);
+        var dropped = new HashSet<(bool Baseline, RepetitionResult Repetition)>();
         foreach (var placement in classes)
         {
             var bIn = b.Where(r => strata.ClassOf(r.ProbeNanoseconds) == placement).ToList();
             var cIn = c.Where(r => strata.ClassOf(r.ProbeNanoseconds) == placement).ToList();
-            string? invalid = InvalidNote(bIn, cIn);
+            var flagged = bIn.Concat(cIn).Where(r => !r.Valid).ToList();
             foreach (var (metric, unit, higherIsBetter, read) in Metrics)
             {
-                var change = Test(metric, unit, higherIsBetter, placement, [.. bIn.Select(read)], [.. cIn.Select(read)]);
-                // The shift stays for the reader; without a p-value the comparison's correction leaves it out and no
-                // verdict is drawn from figures that measured something other than the spec.
-                changes.Add(invalid is null ? change : change with
+                var all = Test(metric, unit, higherIsBetter, placement, [.. bIn.Select(read)], [.. cIn.Select(read)]);
+                if (flagged.Count == 0)
                 {
-                    Verdict = Verdict.Inconclusive,
-                    PValue = null,
-                    Note = change.Verdict == Verdict.Inconclusive ? $"{change.Note}; {invalid}" : invalid,
-                });
+                    changes.Add(all);
+                    continue;
+                }
+
+                string named = Named(bIn, cIn);
+                var factors = flagged.Select(r => FlagBounds.Factor(r, metric, logicalCores)).ToList();
+                if (factors.All(f => f is not null) && factors.Max() is { } factor
+                    && all is { Verdict: Verdict.Unspecified, ShiftCiLowPercent: { } low, ShiftCiHighPercent: { } high } && FlagBounds.Beyond(low, high, factor))
+                {
+                    changes.Add(all with
+                    {
+                        Note = string.Create(CultureInfo.InvariantCulture,
+                            $"with flagged repetitions ({named}): the shift's interval lies beyond the {factor:0.##}x their flags can move {metric}"),
+                    });
+                    continue;
+                }
+
+                var bValid = bIn.Where(r => r.Valid).ToList();
+                var cValid = cIn.Where(r => r.Valid).ToList();
+                dropped.UnionWith(bIn.Where(r => !r.Valid).Select(r => (true, r)).Concat(cIn.Where(r => !r.Valid).Select(r => (false, r))));
+                var valid = Test(metric, unit, higherIsBetter, placement, [.. bValid.Select(read)], [.. cValid.Select(read)]);
+                string without = $"without flagged repetitions ({named}): their flags could explain a shift of this size";
+                // A side whose every repetition in the class was flagged has none left: say so, not that it never ran there.
+                // (A side that never ran in the class keeps that reason: the placements did not overlap.)
+                string? emptied = bIn.Count == 0 || cIn.Count == 0 ? null : bValid.Count == 0 ? "baseline" : cValid.Count == 0 ? "candidate" : null;
+                string note = valid.Verdict == Verdict.Unspecified ? without
+                    : emptied is not null ? $"no valid {placement} repetition in the {emptied}: {without}"
+                    : $"{valid.Note}; {without}";
+                // The shift of the valid ones stays for the reader; without a p-value the comparison's correction leaves it out.
+                changes.Add(valid with { Note = note });
             }
         }
 
-        return changes;
+        var costs = dropped.SelectMany(d => FlagBounds.Kinds(d.Repetition).Select(kind => (kind, d.Baseline)))
+            .GroupBy(x => x.kind, StringComparer.Ordinal)
+            .OrderBy(g => g.Key, StringComparer.Ordinal)
+            .Select(g => new FlagCost(g.Key, g.Count(x => x.Baseline), g.Count(x => !x.Baseline)))
+            .ToList();
+        return new CellTest(changes, costs);
     }
 
     private static MetricChange Test(string metric, string unit, bool higherIsBetter, string placement, double[] baseline, double[] candidate)
@@ -86,13 +122,12 @@ internal static class CellComparer
         };
     }
 
-    /// <summary>Which repetitions of either side carry validity issues, e.g. "invalid repetitions: baseline round 2 (rate shortfall)".</summary>
-    private static string? InvalidNote(List<RepetitionResult> baseline, List<RepetitionResult> candidate)
+    /// <summary>Which repetitions of either side carry validity flags, e.g. "baseline round 2 (rate shortfall)".</summary>
+    private static string Named(List<RepetitionResult> baseline, List<RepetitionResult> candidate)
     {
         static IEnumerable<string> Side(string name, List<RepetitionResult> repetitions) => repetitions.Where(r => !r.Valid).Select(r =>
-            $"{name} round {r.Round} ({string.Join(", ", r.Validity!.Select(v => v.Kind.Replace('_', ' ')).Distinct())})");
-        var invalid = Side("baseline", baseline).Concat(Side("candidate", candidate)).ToList();
-        return invalid.Count == 0 ? null : "invalid repetitions: " + string.Join("; ", invalid) + "; a verdict needs valid ones";
+            $"{name} round {r.Round} ({string.Join(", ", FlagBounds.Kinds(r).Select(k => k.Replace('_', ' ')))})");
+        return string.Join("; ", Side("baseline", baseline).Concat(Side("candidate", candidate)));
     }
 
     /// <summary>
@@ -116,6 +151,21 @@ internal static class CellComparer
             : significant ? string.Create(CultureInfo.InvariantCulture, $": significant, but the interval reaches within ±{thresholdPercent:0.#} %") : ": not significant";
         string note = string.Create(CultureInfo.InvariantCulture,
             $"p = {adjustedPValue:0.####} (adjusted for the comparison's tests); shift {shift:+0.0;−0.0;0.0} % [{tested.ShiftCiLowPercent:+0.0;−0.0;0.0}, {tested.ShiftCiHighPercent:+0.0;−0.0;0.0}] at 95 %{why}");
+        // What the test included or left out (flagged repetitions) stays beside the figures.
+        note = tested.Note.Length > 0 ? $"{note}; {tested.Note}" : note;
         return tested with { Verdict = verdict, PValue = adjustedPValue, Note = note };
     }
+}
+
+/// <summary>A cell's metrics, and how many repetitions each validity flag cost it (left out of at least one test).</summary>
+internal sealed record CellTest(List<MetricChange> Metrics, IReadOnlyList<FlagCost> Costs);
+
+/// <summary>
+/// How many repetitions of each side a validity flag (the proto's ValidityKind in snake case) cost a cell: left out of at
+/// least one metric's test because the flag could explain the difference. A repetition with two flags counts under both.
+/// </summary>
+public sealed record FlagCost(string Kind, int Baseline, int Candidate)
+{
+    /// <summary>e.g. "placement moved: 2 + 1 repetitions (baseline + candidate)".</summary>
+    public string Text => $"{Kind.Replace('_', ' ')}: {Baseline} + {Candidate} repetition{(Baseline + Candidate == 1 ? string.Empty : "s")} (baseline + candidate)";
 }

@@ -63,6 +63,12 @@ public static class MarkdownReport
             $".NET {Escape(env.DotnetVersion)}, IpcBench {Escape(env.BuildVersion)}, host {Escape(env.Hostname)}" +
             (env.CoreToCoreNanoseconds is { } ns ? $", core-to-core round trip {ns:0} ns" : string.Empty) +
             (env.Clock.Length > 0 ? $", clock {Escape(env.Clock)}." : "."));
+        if (env.PlacementClasses.Length > 0)
+        {
+            text.AppendLine();
+            text.AppendLine($"Placement classes by core-to-core probe: {Escape(env.PlacementClasses)}.");
+        }
+
         text.AppendLine();
     }
 

@@ -15,7 +15,7 @@ public sealed record PlacementStrata(double? BoundaryNanoseconds, bool Unsplit =
     /// </summary>
     public static readonly PlacementStrata None = new(null, Unsplit: true);
 
-    /// <summary>The one ratio that tells placements apart: a result's own probes before and after use it too.</summary>
+    /// <summary>The one ratio that tells placements apart in a comparison (the daemon's own check learns classes instead, once it can).</summary>
     public const double MinimumGapRatio = IpcBench.Workload.CoreToCoreProbe.PlacementGapRatio;
 
     public const string Near = "near";

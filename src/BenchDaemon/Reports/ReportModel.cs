@@ -116,7 +116,13 @@ public sealed record ReportEnvironment(
     /// reports of one machine compare equal here.
     /// </summary>
     /// <remarks>A method, not a property: a record prints and compares its properties, and this one is a record too.</remarks>
-    public ReportEnvironment Machine() => this with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null, ClockReadNanoseconds = null };
+    public ReportEnvironment Machine() => this with { BuildVersion = string.Empty, CoreToCoreNanoseconds = null, ClockReadNanoseconds = null, PlacementClasses = string.Empty };
+
+    /// <summary>
+    /// The placement classes the daemon had learned from the machine's probe history by the suite's latest scenario,
+    /// e.g. "near ≤ 170 ns, far ≥ 400 ns, learned from 57 probes"; empty in reports from before they were learned.
+    /// </summary>
+    public string PlacementClasses { get; init; } = string.Empty;
 
     /// <summary>The clock the latencies are read with, e.g. "tsc, 21 ns a read"; empty when not recorded.</summary>
     public string Clock => ClockSource.Length == 0 ? string.Empty
@@ -202,7 +208,9 @@ public sealed record NoiseMark(int Retries, IReadOnlyList<double> RetriedNoisePe
 /// <summary>
 /// One scenario of a cell. A failed one keeps its error and adds nothing to the cell's statistics. The core-to-core
 /// probe taken before it says where its vCPUs sat (<see cref="PlacementStrata"/>). Rate-limited, the publishers' lag
-/// behind their intended send times at p99 (null closed loop, and in reports written before it was kept).
+/// behind their intended send times at p99 (null closed loop, and in reports written before it was kept). The noise:
+/// others' CPU in percent of the machine while it measured (null in reports written before it was kept), what bounds
+/// how far a `noise above limit` flag can have moved its figures (<see cref="FlagBounds"/>).
 /// </summary>
 public sealed record RepetitionResult(
     int Round,
@@ -216,7 +224,8 @@ public sealed record RepetitionResult(
     IReadOnlyList<SeriesPoint> Series,
     double? ProbeNanoseconds = null,
     IReadOnlyList<ValidityIssue>? Validity = null,
-    double? SenderLagP99Nanoseconds = null)
+    double? SenderLagP99Nanoseconds = null,
+    double? NoisePercent = null)
 {
     public bool Succeeded => Error is null;
 

@@ -79,6 +79,9 @@ public sealed record MetricChange(string Metric, string Unit, double Baseline, d
 public sealed record CellComparison(CellKey Key, [property: JsonIgnore] TimeSpan Duration, [property: JsonIgnore] TimeSpan Warmup,
     IReadOnlyList<MetricChange> Metrics, Verdict Verdict, IReadOnlyList<string> Notes)
 {
+    /// <summary>How many repetitions each validity flag cost the cell (<see cref="FlagCost"/>); empty when none did.</summary>
+    public IReadOnlyList<FlagCost> FlagCosts { get; init; } = [];
+
     public string Label => Key.Label;
 
     [JsonIgnore]
@@ -134,8 +137,15 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
             notes.Add(strata.Describe());
         }
 
-        var tested = pairs.Select(p => Testable(p.Baseline, p.Candidate) ? CellComparer.Test(p.Baseline, p.Candidate, strata) : null).ToList();
-        var withP = tested.OfType<List<MetricChange>>().SelectMany(m => m).Where(m => m.PValue is not null).ToList();
+        if (candidate.Environment.PlacementClasses.Length > 0)
+        {
+            // What the daemon's own placement check (placement moved) used, beside the strata of the probes compared here.
+            notes.Add($"placement classes the daemon learned: {candidate.Environment.PlacementClasses}");
+        }
+
+        int cores = candidate.Environment.LogicalCores;
+        var tested = pairs.Select(p => Testable(p.Baseline, p.Candidate) ? CellComparer.Test(p.Baseline, p.Candidate, strata, cores) : null).ToList();
+        var withP = tested.OfType<CellTest>().SelectMany(t => t.Metrics).Where(m => m.PValue is not null).ToList();
         var adjusted = ShiftTest.AdjustForMultipleTests([.. withP.Select(m => m.PValue!.Value)]);
         var decided = new Dictionary<MetricChange, MetricChange>(ReferenceEqualityComparer.Instance);
         for (int i = 0; i < withP.Count; i++)
@@ -143,9 +153,8 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
             decided[withP[i]] = CellComparer.Decide(withP[i], adjusted[i], thresholdPercent);
         }
 
-
-        var cells = pairs.Select((pair, i) => tested[i] is { } metrics
-            ? Cell(pair.Baseline, pair.Candidate, [.. metrics.Select(m => decided.TryGetValue(m, out var d) ? d : m)])
+        var cells = pairs.Select((pair, i) => tested[i] is { } test
+            ? Cell(pair.Baseline, pair.Candidate, [.. test.Metrics.Select(m => decided.TryGetValue(m, out var d) ? d : m)], test.Costs)
             : Untested(pair.Baseline)).ToList();
         return new SuiteComparison(baseline.SuiteId, candidate.SuiteId, thresholdPercent, cells, MetricChange.Overall(cells.Select(c => c.Verdict)), notes);
 
@@ -155,7 +164,7 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
 
     private static bool Testable(ReportCell baseline, ReportCell candidate) => baseline.Summary.Repetitions > 0 && candidate.Summary.Repetitions > 0;
 
-    private static CellComparison Cell(ReportCell baseline, ReportCell candidate, IReadOnlyList<MetricChange> metrics)
+    private static CellComparison Cell(ReportCell baseline, ReportCell candidate, IReadOnlyList<MetricChange> metrics, IReadOnlyList<FlagCost> costs)
     {
         var b = baseline.Summary;
         var c = candidate.Summary;
@@ -166,7 +175,16 @@ public sealed record SuiteComparison(string BaselineId, string CandidateId, doub
                 "the medians move with it; the verdicts rest on the rank tests");
         }
 
-        return new CellComparison(baseline.Key, baseline.Duration, baseline.Warmup, metrics, MetricChange.Overall(metrics.Select(m => m.Verdict)), notes);
+        if (costs.Count > 0)
+        {
+            // Every renderer shows a cell's notes: the count reaches Markdown, HTML, CSV and the RPC's notes alike.
+            notes.Add("repetitions the validity flags cost (left out where they could explain the difference): " + string.Join("; ", costs.Select(c => c.Text)));
+        }
+
+        return new CellComparison(baseline.Key, baseline.Duration, baseline.Warmup, metrics, MetricChange.Overall(metrics.Select(m => m.Verdict)), notes)
+        {
+            FlagCosts = costs,
+        };
     }
 
     /// <summary>Every field the environment check compares (the build aside), so the note shows what differed.</summary>

@@ -129,6 +129,12 @@ public static class ResultTables
 
         text.Append(first.ClockSource.Length > 0 ? $", {ClockReads(sameClock)} a read." : ".");
         var lines = new List<string> { text.ToString() };
+        // The classes the last scenario's placement check used: learned from every probe so far, the latest know the most.
+        if (placed[^1].Environment.PlacementClasses is { Length: > 0 } classes)
+        {
+            lines.Add($"Placement classes by core-to-core probe: {classes}.");
+        }
+
         var differences = placed.Skip(1)
             .Select(r => (Label: Label(r.Spec), Facts: Differences(facts, r.Environment)))
             .Where(d => d.Facts.Length > 0)

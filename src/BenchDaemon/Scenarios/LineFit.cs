@@ -39,7 +39,7 @@ internal sealed class LineFit
     }
 
     /// <summary>The slope per hour and its 95 % interval; null below three points or with no spread in time.</summary>
-    public SoakSlope? Slope()
+    public TrendSlope? Slope()
     {
         double sxx = _sumTT - _sumT * _sumT / _n;
         if (_n < 3 || sxx <= 0)
@@ -53,7 +53,7 @@ internal sealed class LineFit
         double residual = Math.Max(0, syy - slope * sxy) / (_n - 2);
         double halfWidth = StudentT975(_n - 2) * Math.Sqrt(residual / sxx);
         const double hour = 3600;
-        return new SoakSlope(slope * hour, (slope - halfWidth) * hour, (slope + halfWidth) * hour, _n,
+        return new TrendSlope(slope * hour, (slope - halfWidth) * hour, (slope + halfWidth) * hour, _n,
             TimeSpan.FromSeconds(_lastSeconds - _firstSeconds), _sumY / _n);
     }
 
@@ -112,7 +112,7 @@ internal sealed class WindowFit(int capacity)
         return sum / _count;
     }
 
-    public SoakSlope? Slope()
+    public TrendSlope? Slope()
     {
         var fit = new LineFit();
         int oldest = _count < capacity ? 0 : _next;

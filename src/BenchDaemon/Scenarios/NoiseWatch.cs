@@ -56,6 +56,20 @@ internal sealed class NoiseWatch(Func<IEnumerable<int>> ownPids)
         }
     }
 
+    /// <summary>The part of <see cref="NoisePercent"/> that was the hypervisor's steal, in percent of the machine.</summary>
+    public double? StealPercent
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _measureStart is { } start && _latest is { } latest && latest.TakenAtNs > start.TakenAtNs
+                    ? latest.StealPercentSince(start)
+                    : null;
+            }
+        }
+    }
+
     /// <summary>Others' CPU over the warmup; null without a warmup.</summary>
     public double? WarmupNoisePercent
     {

@@ -15,11 +15,15 @@ public sealed class ScenarioManager(
     AgentDirectory agents,
     AdmissionControl admission,
     IScenarioRecorder recorder,
-    ILoggerFactory loggers) : IHostedLifecycleService
+    ILoggerFactory loggers,
+    IProbeHistory? probes = null) : IHostedLifecycleService
 {
     private readonly ConcurrentDictionary<string, ScenarioEntry> _scenarios = new();
     private readonly ConcurrentQueue<string> _order = new();
-    private readonly ScenarioServices _services = new(options.Value, runtime, launcher, agents, recorder, loggers.CreateLogger("IpcBench.Scenario"));
+    private readonly ScenarioServices _services = new(options.Value, runtime, launcher, agents, recorder, loggers.CreateLogger("IpcBench.Scenario"))
+    {
+        Probes = probes ?? NoProbeHistory.Instance,
+    };
     private readonly object _admission = new();
     // Suites holding an admission slot for their whole run, between cells too.
     private readonly HashSet<string> _suiteSlots = new(StringComparer.Ordinal);

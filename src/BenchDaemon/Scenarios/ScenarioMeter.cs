@@ -33,6 +33,10 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     private JitActivity? _daemonJitAtEnd;
     private bool? _codeSettled;
     private readonly SoakJudge _soak = new(soak, spec.OfferedMessagesPerSecond, () => ReadProcesses(topology));
+    private long _lastTickNs;
+
+    // Each whole second of the measured window's msg/s, for the placement rule's step (written by the tick thread, read under _gate).
+    private readonly List<double> _measuredRates = [];
 
     /// <summary>Counts what publishers send inside the measurement window.</summary>
     public MeasurementWindow Window { get; } = new();
@@ -40,8 +44,11 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     /// <summary>Whether the warmup is over (the daemon's CPU is counted from then).</summary>
     public bool Measuring => _daemonAtStart is not null;
 
-    /// <summary>The core-to-core probe before the run and after its measured window (ns), for the placement check.</summary>
-    public (long? BeforeNs, long? AfterNs) CoreToCore { get; set; }
+    /// <summary>
+    /// The core-to-core probe before the run and after its measured window (ns) and the machine's placement classes, for
+    /// the placement check (with the measured seconds' msg/s this meter keeps).
+    /// </summary>
+    public (long? BeforeNs, long? AfterNs, PlacementClasses Classes) Probes { get; set; } = (null, null, PlacementClasses.NotLearned);
 
     /// <summary>Others' CPU over the measured window so far, in percent of the machine.</summary>
     public double? NoisePercent => _noise.NoisePercent;
@@ -96,6 +103,9 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         }
 
         double rate = topology.ReceiveRate;
+        // A second that began with the measured window and ended inside it (the tick that opens the window reports the warmup's).
+        bool wholeMeasuredSecond = _measureFromNs > 0 && _lastTickNs >= _measureFromNs && _measureToNs == 0;
+        _lastTickNs = nowNs;
         if (Measuring && _measureToNs == 0)
         {
             _soak.Tick(MeasuredSeconds, rate, latency);
@@ -117,6 +127,10 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         lock (_gate)
         {
             _totalLatency.Add(latency);
+            if (wholeMeasuredSecond)
+            {
+                _measuredRates.Add(rate);
+            }
         }
 
         return interval;
@@ -181,8 +195,10 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         double measuredSeconds = MeasuredSeconds;
         LatencySummary latency;
         SenderLagSummary? senderLag = null;
+        double[] measuredRates;
         lock (_gate)
         {
+            measuredRates = [.. _measuredRates];
             latency = StatsFormatting.ToLatency(_totalLatency, spec.RoundTrip);
             if (spec.RatePerPublisher > 0)
             {
@@ -218,28 +234,30 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
         {
             NoisePercent = _noise.NoisePercent,
             WarmupNoisePercent = _noise.WarmupNoisePercent,
+            StealPercent = _noise.StealPercent,
             LoadAverage1m = _noise.LoadAverage1m,
             SenderLag = senderLag,
             WarmupRun = _measureFromNs > 0 ? TimeSpan.FromTicks((_measureFromNs - _startedNs) / 100) : null,
             CodeSettled = _measureFromNs > 0 ? _codeSettled : null,
         };
+        var (before, after, classes) = Probes;
         return stats with
         {
-            Validity = ValidityRules.Check(spec, stats, _backlog.Growth, CoreToCore),
+            Validity = ValidityRules.Check(spec, stats, _backlog.Growth, new PlacementEvidence(before, after, classes, measuredRates)),
             // Once the measurement ended the drained count is the loss; before, the subscribers' gaps are (the rest is in flight).
             Soak = Soak(_measureToNs != 0 ? stats.MessagesLost : counters.Lost, stats.MessagesDuplicated, stats.MessagesCorrupted),
         };
     }
 
     /// <summary>The soak judgement so far (for /metrics): loss as the subscribers have counted it.</summary>
-    public SoakJudgement? Soak()
+    public SoakSummary? Soak()
     {
         var (counters, publishers, _, _) = ReadCounters();
         return Soak(counters.Lost, counters.Duplicated, counters.Corrupted + publishers.Sum(p => p.BadEchoes));
     }
 
     /// <summary>Open-ended scenarios are soaks from their first tick; a timed one once it ran long enough to be judged.</summary>
-    private SoakJudgement? Soak(long lost, long duplicated, long corrupted) =>
+    private SoakSummary? Soak(long lost, long duplicated, long corrupted) =>
         spec.Duration is null || _soak.Points >= SoakRules.MinimumPoints ? _soak.Judge(lost, duplicated, corrupted) : null;
 
     /// <summary>The daemon and every agent as a soak point reads them: managed heap after the last collection, and /proc.</summary>

@@ -1,7 +1,6 @@
 using HdrHistogram;
 using IpcBench.Daemon.Model;
 using IpcBench.V1;
-using SoakJudgement = IpcBench.Daemon.Model.SoakJudgement;
 using IpcBench.Workload;
 
 namespace IpcBench.Daemon.Scenarios;
@@ -31,7 +30,7 @@ public sealed record ScenarioMetricsSnapshot(
     public LatencyBuckets? SenderLag { get; init; }
 
     /// <summary>The soak judgement so far (open-ended scenarios, and timed ones long enough to judge); null otherwise.</summary>
-    public SoakJudgement? Soak { get; init; }
+    public SoakSummary? Soak { get; init; }
 }
 
 public readonly record struct PublisherMetrics(int Index, long Sent, long BadEchoes);

@@ -127,6 +127,8 @@ public sealed class ScenarioRun
                 _environment = environment;
             }
 
+            Remember(environment.CoreToCoreRoundTripNs);
+
             trace.BeginPhase("agents up");
             if (await _topology.SetUpAsync(_stopRequested.Task).ConfigureAwait(false))
             {
@@ -262,10 +264,25 @@ public sealed class ScenarioRun
     private async Task ProbeAgainAsync()
     {
         long? after = await Task.Run(() => EnvironmentProbe.ProbeAgain(Spec)).ConfigureAwait(false);
+        Remember(after);
         lock (_gate)
         {
-            _environment = _environment is { } before ? before with { CoreToCoreAfterNs = after } : null;
-            _meter.CoreToCore = (_environment?.CoreToCoreRoundTripNs, after);
+            var classes = _environment is { } environment ? _services.Probes.Classes(MachineIdentity.Of(environment)) : PlacementClasses.NotLearned;
+            _environment = _environment is { } before ? before with { CoreToCoreAfterNs = after, PlacementClasses = classes.Describe() } : null;
+            _meter.Probes = (_environment?.CoreToCoreRoundTripNs, after, classes);
+        }
+    }
+
+    /// <summary>
+    /// Adds a probe to the machine's history: only a probe of a pinned pair (a probe whose threads could not be pinned
+    /// measured wherever the scheduler put them, not a placement).
+    /// </summary>
+    private void Remember(long? probeNs)
+    {
+        if (probeNs is > 0 and var ns && _environment is { } environment && environment.CoreToCoreCores.Contains("<->", StringComparison.Ordinal)
+            && !environment.CoreToCoreCores.Contains(' ', StringComparison.Ordinal))
+        {
+            _services.Probes.Add(MachineIdentity.Of(environment), environment.CoreToCoreCores, ns, Id);
         }
     }
 

@@ -10,4 +10,8 @@ public sealed record ScenarioServices(
     AgentLauncher Launcher,
     AgentDirectory Agents,
     IScenarioRecorder Recorder,
-    ILogger Logger);
+    ILogger Logger)
+{
+    /// <summary>The machine's probe history, for the placement classes the validity check uses.</summary>
+    public IProbeHistory Probes { get; init; } = NoProbeHistory.Instance;
+}

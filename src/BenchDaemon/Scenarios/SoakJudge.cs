@@ -25,7 +25,7 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
     private readonly LongHistogram _pointLatency = LatencyHistograms.Create();
     private readonly Series _throughput = new(settings.WindowPoints);
     private readonly Series _p99 = new(settings.WindowPoints);
-    private readonly Dictionary<(string Role, int Index), Dictionary<SoakResource, Series>> _processes = [];
+    private readonly Dictionary<(string Role, int Index), Dictionary<ProcessResource, Series>> _processes = [];
     private double _pointStartSeconds = -1;
     private double _rateSum;
     private int _ticks;
@@ -69,18 +69,18 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
     }
 
     /// <summary>The judgement so far, with the counters since the start.</summary>
-    public SoakJudgement Judge(long lost, long duplicated, long corrupted)
+    public SoakSummary Judge(long lost, long duplicated, long corrupted)
     {
         lock (_gate)
         {
-            var processes = _processes.Select(p => new SoakProcess(p.Key.Role, p.Key.Index,
-                [.. p.Value.Select(r => new SoakResourceTrend(r.Key, r.Value.Latest, r.Value.Trend()))])).ToList();
+            var processes = _processes.Select(p => new ProcessTrends(p.Key.Role, p.Key.Index,
+                [.. p.Value.Select(r => new ResourceTrend(r.Key, r.Value.Latest, r.Value.Trend()))])).ToList();
             var throughput = _throughput.Trend();
             double? lastWindow = _throughput.WindowMean;
             var (verdict, reasons) = SoakRules.Judge(new SoakEvidence(lost, duplicated, corrupted, _points, throughput, _p99.Trend(),
                 offeredPerSecond, lastWindow, processes));
             bool firstWindowDone = _points > settings.WindowPoints;
-            return new SoakJudgement(verdict, reasons, TimeSpan.FromSeconds(Math.Max(0, _lastSeconds)), settings.Window, throughput,
+            return new SoakSummary(verdict, reasons, TimeSpan.FromSeconds(Math.Max(0, _lastSeconds)), settings.Window, throughput,
                 firstWindowDone && _firstWindowPoints > 0 ? _firstWindowRateSum / _firstWindowPoints : null,
                 firstWindowDone ? lastWindow : null, _p99.Trend(), _lastP50, _lastP99, _lastP999, processes);
         }
@@ -113,11 +113,11 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
                 _processes[(reading.Role, reading.Index)] = resources = [];
             }
 
-            Add(resources, SoakResource.ManagedHeapBytes, at, reading.ManagedHeapBytes);
-            Add(resources, SoakResource.RssBytes, at, reading.Resources?.RssBytes);
-            Add(resources, SoakResource.SharedMemoryBytes, at, reading.Resources?.SharedMemoryBytes);
-            Add(resources, SoakResource.Threads, at, reading.Resources?.Threads);
-            Add(resources, SoakResource.Descriptors, at, reading.Resources?.Descriptors);
+            Add(resources, ProcessResource.ManagedHeapBytes, at, reading.ManagedHeapBytes);
+            Add(resources, ProcessResource.RssBytes, at, reading.Resources?.RssBytes);
+            Add(resources, ProcessResource.SharedMemoryBytes, at, reading.Resources?.SharedMemoryBytes);
+            Add(resources, ProcessResource.Threads, at, reading.Resources?.Threads);
+            Add(resources, ProcessResource.Descriptors, at, reading.Resources?.Descriptors);
         }
 
         _points++;
@@ -128,7 +128,7 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
         _pointLatency.Reset();
     }
 
-    private void Add(Dictionary<SoakResource, Series> resources, SoakResource resource, double at, double? value)
+    private void Add(Dictionary<ProcessResource, Series> resources, ProcessResource resource, double at, double? value)
     {
         if (value is not { } v)
         {
@@ -160,6 +160,6 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
             Latest = value;
         }
 
-        public SoakTrend Trend() => new(_all.Slope(), _window.Slope());
+        public TrendPair Trend() => new(_all.Slope(), _window.Slope());
     }
 }

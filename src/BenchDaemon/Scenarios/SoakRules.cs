@@ -33,15 +33,15 @@ internal static class SoakRules
     /// by at least <c>Floor</c> over its span: the floor keeps a process's first minutes (JIT, pools and buffers filled
     /// once) from reading as a leak, the rate keeps a slow but real creep over hours from hiding under the floor.
     /// </summary>
-    public static (double PerHour, double Floor) LeakBound(SoakResource resource) => resource switch
+    public static (double PerHour, double Floor) LeakBound(ProcessResource resource) => resource switch
     {
-        SoakResource.Threads => (4, 4),
-        SoakResource.Descriptors => (8, 8),
+        ProcessResource.Threads => (4, 4),
+        ProcessResource.Descriptors => (8, 8),
         _ => (16 * MiB, 8 * MiB),
     };
 
-    /// <summary>The verdict and every reason for it; <see cref="SoakVerdict.Judging"/> below <see cref="MinimumPoints"/>.</summary>
-    public static (SoakVerdict Verdict, IReadOnlyList<string> Reasons) Judge(SoakEvidence evidence)
+    /// <summary>The verdict and every reason for it; <see cref="SoakStatus.Judging"/> below <see cref="MinimumPoints"/>.</summary>
+    public static (SoakStatus Verdict, IReadOnlyList<string> Reasons) Judge(SoakEvidence evidence)
     {
         var losing = new List<string>();
         var leaking = new List<string>();
@@ -54,7 +54,7 @@ internal static class SoakRules
 
         if (evidence.Points < MinimumPoints)
         {
-            return losing.Count > 0 ? (SoakVerdict.Losing, losing) : (SoakVerdict.Judging, [$"judged from {MinimumPoints} points on; {evidence.Points} so far"]);
+            return losing.Count > 0 ? (SoakStatus.Losing, losing) : (SoakStatus.Judging, [$"judged from {MinimumPoints} points on; {evidence.Points} so far"]);
         }
 
         foreach (var (name, slope) in Both("throughput", evidence.Throughput))
@@ -97,15 +97,15 @@ internal static class SoakRules
             }
         }
 
-        var verdict = losing.Count > 0 ? SoakVerdict.Losing
-            : leaking.Count > 0 ? SoakVerdict.Leaking
-            : drifting.Count > 0 ? SoakVerdict.Drifting
-            : SoakVerdict.Holding;
+        var verdict = losing.Count > 0 ? SoakStatus.Losing
+            : leaking.Count > 0 ? SoakStatus.Leaking
+            : drifting.Count > 0 ? SoakStatus.Drifting
+            : SoakStatus.Holding;
         return (verdict, [.. losing, .. leaking, .. drifting]);
     }
 
     /// <summary>A series' since-start and last-window slopes that exist, named; the window only once it differs from the start.</summary>
-    private static IEnumerable<(string Name, SoakSlope Slope)> Both(string name, SoakTrend trend)
+    private static IEnumerable<(string Name, TrendSlope Slope)> Both(string name, TrendPair trend)
     {
         if (trend.SinceStart is { } all)
         {
@@ -118,25 +118,25 @@ internal static class SoakRules
         }
     }
 
-    private static string Describe(SoakProcess process, SoakResource resource)
+    private static string Describe(ProcessTrends process, ProcessResource resource)
     {
         string who = process.Index < 0 ? process.Role : $"{process.Role} {process.Index}";
         string what = resource switch
         {
-            SoakResource.ManagedHeapBytes => "managed heap",
-            SoakResource.RssBytes => "resident memory",
-            SoakResource.SharedMemoryBytes => "shared memory",
-            SoakResource.Threads => "threads",
+            ProcessResource.ManagedHeapBytes => "managed heap",
+            ProcessResource.RssBytes => "resident memory",
+            ProcessResource.SharedMemoryBytes => "shared memory",
+            ProcessResource.Threads => "threads",
             _ => "descriptors",
         };
         return $"{who}'s {what}";
     }
 
-    private static string Amount(SoakResource resource, double value) => resource is SoakResource.Threads or SoakResource.Descriptors
+    private static string Amount(ProcessResource resource, double value) => resource is ProcessResource.Threads or ProcessResource.Descriptors
         ? value.ToString("F1", CultureInfo.InvariantCulture)
         : (value / MiB).ToString("F1", CultureInfo.InvariantCulture) + " MiB";
 
-    private static string Span(SoakSlope slope) => slope.Span.TotalMinutes >= 90
+    private static string Span(TrendSlope slope) => slope.Span.TotalMinutes >= 90
         ? slope.Span.TotalHours.ToString("F1", CultureInfo.InvariantCulture) + " h"
         : slope.Span.TotalSeconds >= 120 ? slope.Span.TotalMinutes.ToString("F0", CultureInfo.InvariantCulture) + " min"
         : slope.Span.TotalSeconds.ToString("F0", CultureInfo.InvariantCulture) + " s";
@@ -148,8 +148,8 @@ internal sealed record SoakEvidence(
     long Duplicated,
     long Corrupted,
     int Points,
-    SoakTrend Throughput,
-    SoakTrend LatencyP99Ns,
+    TrendPair Throughput,
+    TrendPair LatencyP99Ns,
     double OfferedPerSecond,
     double? LastWindowPerSecond,
-    IReadOnlyList<SoakProcess> Processes);
+    IReadOnlyList<ProcessTrends> Processes);

@@ -178,6 +178,11 @@ public static class ScenarioProtos
             stats.LoadAverage1M = load;
         }
 
+        if (s.StealPercent is { } steal)
+        {
+            stats.StealPercent = steal;
+        }
+
         return stats;
     }
 
@@ -190,6 +195,7 @@ public static class ScenarioProtos
         NoisePercent = s.HasNoisePercent ? s.NoisePercent : null,
         WarmupNoisePercent = s.HasWarmupNoisePercent ? s.WarmupNoisePercent : null,
         LoadAverage1m = s.HasLoadAverage1M ? s.LoadAverage1M : null,
+        StealPercent = s.HasStealPercent ? s.StealPercent : null,
         SenderLag = s.SenderLag is { } lag ? FromProto(lag) : null,
         Validity = [.. s.Validity.Where(n => n.Kind != V1.ValidityKind.Unspecified).Select(n => new Model.ValidityNote((Model.ValidityKind)n.Kind, n.Detail))],
         WarmupRun = s.WarmupRun?.ToTimeSpan(),
@@ -290,6 +296,12 @@ public static class ScenarioProtos
 
         info.ClockRead = Nanoseconds(e.ClockReadNs);
         info.CoreToCoreRoundTripAfter = Nanoseconds(e.CoreToCoreAfterNs);
+        if (e.PlacementClasses.Length > 0)
+        {
+            // Optional: results stored before classes were learned export as they did.
+            info.PlacementClasses = e.PlacementClasses;
+        }
+
         return info;
     }
 
@@ -301,6 +313,7 @@ public static class ScenarioProtos
         ClockSource = e.ClockSource,
         ClockReadNs = e.ClockRead is { } read ? ToNanoseconds(read) : null,
         CoreToCoreAfterNs = e.CoreToCoreRoundTripAfter is { } after ? ToNanoseconds(after) : null,
+        PlacementClasses = e.PlacementClasses,
     };
 
     public static PlacementInfo ToProto(PlacementFacts p)

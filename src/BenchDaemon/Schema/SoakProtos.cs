@@ -4,10 +4,10 @@ using V1 = IpcBench.V1;
 
 namespace IpcBench.Daemon.Schema;
 
-/// <summary>A soak judgement to and from control.proto's SoakJudgement (stored results carry it as written).</summary>
+/// <summary>A soak judgement to and from control.proto's SoakSummary (stored results carry it as written).</summary>
 internal static class SoakProtos
 {
-    public static V1.SoakJudgement ToProto(SoakJudgement s)
+    public static V1.SoakJudgement ToProto(SoakSummary s)
     {
         var proto = new V1.SoakJudgement
         {
@@ -46,8 +46,8 @@ internal static class SoakProtos
         return proto;
     }
 
-    public static SoakJudgement? FromProto(V1.SoakJudgement? s) => s is null || s.Verdict == V1.SoakVerdict.Unspecified ? null : new(
-        (SoakVerdict)((int)s.Verdict - 1),
+    public static SoakSummary? FromProto(V1.SoakJudgement? s) => s is null || s.Verdict == V1.SoakVerdict.Unspecified ? null : new(
+        (SoakStatus)((int)s.Verdict - 1),
         [.. s.Reasons],
         s.JudgedOver?.ToTimeSpan() ?? TimeSpan.Zero,
         s.Window?.ToTimeSpan() ?? TimeSpan.Zero,
@@ -58,13 +58,13 @@ internal static class SoakProtos
         s.LastP50 is { } p50 ? ScenarioProtos.ToNanoseconds(p50) : null,
         s.LastP99 is { } p99 ? ScenarioProtos.ToNanoseconds(p99) : null,
         s.LastP999 is { } p999 ? ScenarioProtos.ToNanoseconds(p999) : null,
-        [.. s.Processes.Select(p => new SoakProcess(p.Role, p.Index,
+        [.. s.Processes.Select(p => new ProcessTrends(p.Role, p.Index,
             [.. p.Resources.Where(r => r.Resource != V1.SoakResource.Unspecified)
-                .Select(r => new SoakResourceTrend((SoakResource)((int)r.Resource - 1), r.Latest, FromProto(r.Trend)))]))]);
+                .Select(r => new ResourceTrend((ProcessResource)((int)r.Resource - 1), r.Latest, FromProto(r.Trend)))]))]);
 
-    private static V1.SoakTrend ToProto(SoakTrend t) => new() { SinceStart = ToProto(t.SinceStart), LastWindow = ToProto(t.LastWindow) };
+    private static V1.SoakTrend ToProto(TrendPair t) => new() { SinceStart = ToProto(t.SinceStart), LastWindow = ToProto(t.LastWindow) };
 
-    private static V1.SoakSlope? ToProto(SoakSlope? s) => s is null ? null : new()
+    private static V1.SoakSlope? ToProto(TrendSlope? s) => s is null ? null : new()
     {
         PerHour = s.PerHour,
         CiLowPerHour = s.LowPerHour,
@@ -74,8 +74,8 @@ internal static class SoakProtos
         Mean = s.Mean,
     };
 
-    private static SoakTrend FromProto(V1.SoakTrend? t) => new(FromProto(t?.SinceStart), FromProto(t?.LastWindow));
+    private static TrendPair FromProto(V1.SoakTrend? t) => new(FromProto(t?.SinceStart), FromProto(t?.LastWindow));
 
-    private static SoakSlope? FromProto(V1.SoakSlope? s) => s is null ? null
+    private static TrendSlope? FromProto(V1.SoakSlope? s) => s is null ? null
         : new(s.PerHour, s.CiLowPerHour, s.CiHighPerHour, s.Points, s.Span?.ToTimeSpan() ?? TimeSpan.Zero, s.Mean);
 }

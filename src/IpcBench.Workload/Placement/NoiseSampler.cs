@@ -10,11 +10,14 @@ namespace IpcBench.Workload.Placement;
 public sealed record NoiseSample(long TotalTicks, long BusyTicks, IReadOnlyDictionary<int, long> OwnTicksByPid,
     double LoadAverage1m, long TakenAtNs)
 {
+    /// <summary>All CPUs' steal ticks: time the hypervisor ran something else on a vCPU that wanted to run (part of <see cref="BusyTicks"/>).</summary>
+    public long StealTicks { get; init; }
+
     /// <summary>Reads the machine and the CPU of <paramref name="ownPids"/> (the daemon and its agents); a pid that is gone is left out.</summary>
     public static NoiseSample Take(IEnumerable<int> ownPids, string procRoot = "/proc")
     {
         ArgumentNullException.ThrowIfNull(ownPids);
-        var (total, busy) = ReadMachine(Path.Combine(procRoot, "stat"));
+        var (total, busy, steal) = ReadMachine(Path.Combine(procRoot, "stat"));
         var own = new Dictionary<int, long>();
         foreach (int pid in ownPids.Distinct())
         {
@@ -26,7 +29,7 @@ public sealed record NoiseSample(long TotalTicks, long BusyTicks, IReadOnlyDicti
 
         var load = SysFiles.ReadTrimmed(Path.Combine(procRoot, "loadavg"))?.Split(' ');
         double load1 = load is { Length: > 0 } && double.TryParse(load[0], CultureInfo.InvariantCulture, out double l) ? l : double.NaN;
-        return new NoiseSample(total, busy, own, load1, MonotonicClock.NowNs());
+        return new NoiseSample(total, busy, own, load1, MonotonicClock.NowNs()) { StealTicks = steal };
     }
 
     /// <summary>
@@ -48,8 +51,19 @@ public sealed record NoiseSample(long TotalTicks, long BusyTicks, IReadOnlyDicti
         return Math.Clamp(100.0 * others / total, 0, 100);
     }
 
-    /// <summary>All CPUs' ticks, and the busy ones: everything but idle and iowait. Steal (a hypervisor's other guests) counts as busy, as noise.</summary>
-    private static (long Total, long Busy) ReadMachine(string path)
+    /// <summary>
+    /// The part of <see cref="NoisePercentSince"/> that was steal: the hypervisor running something else on our vCPUs
+    /// (another guest, or the host's own work such as moving a vCPU), not a process of this machine. Null when no time passed.
+    /// </summary>
+    public double? StealPercentSince(NoiseSample earlier)
+    {
+        ArgumentNullException.ThrowIfNull(earlier);
+        long total = TotalTicks - earlier.TotalTicks;
+        return total <= 0 ? null : Math.Clamp(100.0 * (StealTicks - earlier.StealTicks) / total, 0, 100);
+    }
+
+    /// <summary>All CPUs' ticks, the busy ones (everything but idle and iowait) and the stolen ones. Steal (a hypervisor's other guests) counts as busy, as noise.</summary>
+    private static (long Total, long Busy, long Steal) ReadMachine(string path)
     {
         foreach (var line in SysFiles.ReadLines(path))
         {
@@ -63,10 +77,10 @@ public sealed record NoiseSample(long TotalTicks, long BusyTicks, IReadOnlyDicti
                 .Select(f => long.TryParse(f, CultureInfo.InvariantCulture, out long v) ? v : 0).ToArray();
             long total = fields.Sum();
             long idle = fields.ElementAtOrDefault(3) + fields.ElementAtOrDefault(4);
-            return (total, total - idle);
+            return (total, total - idle, fields.ElementAtOrDefault(7));
         }
 
-        return (0, 0);
+        return (0, 0, 0);
     }
 
     /// <summary>utime + stime (fields 14 and 15) of /proc/&lt;pid&gt;/stat; the command name may hold spaces, so count after its ')'.</summary>

@@ -1,7 +1,7 @@
 namespace IpcBench.Daemon.Model;
 
 /// <summary>How a long or open-ended scenario holds up, judged while it runs (Scenarios/SoakJudge, rules in SoakRules).</summary>
-public enum SoakVerdict
+public enum SoakStatus
 {
     /// <summary>Too few points yet for any trend (the first minute, by default).</summary>
     Judging,
@@ -20,7 +20,7 @@ public enum SoakVerdict
 }
 
 /// <summary>What a process holds, each of which a leak makes grow.</summary>
-public enum SoakResource
+public enum ProcessResource
 {
     ManagedHeapBytes,
     RssBytes,
@@ -33,7 +33,7 @@ public enum SoakResource
 /// A least-squares slope in units per hour with its 95 % interval, over <see cref="Points"/> points spanning <see cref="Span"/>;
 /// <see cref="Mean"/> is the points' mean value.
 /// </summary>
-public sealed record SoakSlope(double PerHour, double LowPerHour, double HighPerHour, int Points, TimeSpan Span, double Mean)
+public sealed record TrendSlope(double PerHour, double LowPerHour, double HighPerHour, int Points, TimeSpan Span, double Mean)
 {
     /// <summary>The fitted line's rise over the span.</summary>
     public double Change => PerHour * Span.TotalHours;
@@ -43,29 +43,29 @@ public sealed record SoakSlope(double PerHour, double LowPerHour, double HighPer
 }
 
 /// <summary>A series judged twice: since the measured window began, and over the last window (constant memory both).</summary>
-public sealed record SoakTrend(SoakSlope? SinceStart, SoakSlope? LastWindow);
+public sealed record TrendPair(TrendSlope? SinceStart, TrendSlope? LastWindow);
 
 /// <summary>One resource of one process: its latest reading and trend.</summary>
-public sealed record SoakResourceTrend(SoakResource Resource, double Latest, SoakTrend Trend);
+public sealed record ResourceTrend(ProcessResource Resource, double Latest, TrendPair Trend);
 
 /// <summary>The daemon (index -1) or an agent (its subscriber index), and its resources.</summary>
-public sealed record SoakProcess(string Role, int Index, IReadOnlyList<SoakResourceTrend> Resources);
+public sealed record ProcessTrends(string Role, int Index, IReadOnlyList<ResourceTrend> Resources);
 
 /// <summary>
 /// The judgement of a scenario so far: the verdict and why, the throughput (delivered msg/s) and latency p99 (ns)
 /// trends, the first and the last window's mean rate, the latest point's latency percentiles, and every process's
 /// resources.
 /// </summary>
-public sealed record SoakJudgement(
-    SoakVerdict Verdict,
+public sealed record SoakSummary(
+    SoakStatus Verdict,
     IReadOnlyList<string> Reasons,
     TimeSpan JudgedOver,
     TimeSpan Window,
-    SoakTrend Throughput,
+    TrendPair Throughput,
     double? FirstWindowMessagesPerSecond,
     double? LastWindowMessagesPerSecond,
-    SoakTrend LatencyP99Ns,
+    TrendPair LatencyP99Ns,
     long? LastP50Ns,
     long? LastP99Ns,
     long? LastP999Ns,
-    IReadOnlyList<SoakProcess> Processes);
+    IReadOnlyList<ProcessTrends> Processes);
