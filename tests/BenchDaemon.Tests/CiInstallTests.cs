@@ -52,10 +52,10 @@ public sealed class CiInstallTests : IDisposable
         Assert.NotEqual(0, exitCode);
         Assert.Contains("ci: apt-get install chromium failed:", stderr, StringComparison.Ordinal);
         Assert.Contains("E: Unable to correct problems, you have held broken packages.", stderr, StringComparison.Ordinal);
-        Assert.Equal("install -y -qq chromium", calls[^1]);
+        Assert.Equal("install -y -qq --no-install-recommends chromium", calls[^1]);
     }
 
-    private static string[] Installs(params string[] packages) => [.. packages.Select(p => $"install -y -qq {p}")];
+    private static string[] Installs(params string[] packages) => [.. packages.Select(p => $"install -y -qq --no-install-recommends {p}")];
 
     /// <summary>Runs ci_install_tools with only the stubs on PATH, in a directory with a native/ folder (as the repo has).</summary>
     private async Task<(int ExitCode, string Stderr, IReadOnlyList<string> AptCalls)> InstallAsync(
