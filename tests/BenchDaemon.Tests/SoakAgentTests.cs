@@ -8,7 +8,8 @@ namespace IpcBench.Daemon.Tests;
 /// The soak's leak rule on real agents: two daemons side by side, each running an open-ended uds soak whose agent is
 /// BenchAgent plus a thread (tests/BenchDaemon.Tests/HeapAgent) that keeps 1 MiB a second on one and only churns
 /// garbage on the other. The leaking one is judged LEAKING by its agent's memory; the churning one never is.
-/// Points of 2 s (not the default 10) so it fits in a minute; SoakJudgeTests shows the default's three minutes.
+/// Points of 2 s (not the default 10) with the default 60 s before resources count (a churning agent's RSS grew 8 MiB
+/// in its first minute); SoakJudgeTests shows the default's three minutes.
 /// </summary>
 [Collection(DaemonCollection.Name)]
 public sealed class SoakAgentTests(ITestOutputHelper output)
@@ -30,7 +31,7 @@ public sealed class SoakAgentTests(ITestOutputHelper output)
         {
             RuntimeBase = Path.Combine(directory, "runtime"),
             DatabasePath = Path.Combine(directory, "state", "scenarios.db"),
-            Configuration = ["--IpcBench:SoakPointSeconds=1"],
+            Configuration = ["--IpcBench:SoakPointSeconds=1", "--IpcBench:SoakResourceWarmupSeconds=5"],
         };
         try
         {
@@ -84,7 +85,7 @@ public sealed class SoakAgentTests(ITestOutputHelper output)
         var churn = await churner.StartScenarioAsync(spec);
 
         var seen = new List<string>();
-        var judged = await leaker.WaitForAsync(leak.Id, s => s.Stats?.Soak is { Verdict: SoakVerdict.Leaking }, TimeSpan.FromSeconds(120), "a LEAKING soak");
+        var judged = await leaker.WaitForAsync(leak.Id, s => s.Stats?.Soak is { Verdict: SoakVerdict.Leaking }, TimeSpan.FromSeconds(180), "a LEAKING soak");
         var reasons = judged.Stats.Soak.Reasons;
         output.WriteLine("leak: " + string.Join("\n  ", reasons));
         // The leak is the agent's: its managed heap or (the heap's pages, first on a loaded machine) its resident memory.

@@ -15,7 +15,7 @@ public sealed class SoakContractTests(ITestOutputHelper output)
     [Fact]
     public async Task AnOpenEndedScenario_IsJudgedWhileItRuns_InGetScenarioAndMetrics_AndKeepsItsJudgementWhenStopped()
     {
-        await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1");
+        await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1", "--IpcBench:SoakResourceWarmupSeconds=5");
         using var log = daemon.LogTo(output);
         // Rate-limited, so the publisher does not take a core the daemon's tick needs.
         var spec = Specs.Stream("channels", publishers: 1, subscribers: 2, duration: null, warmup: Specs.Milliseconds(200))
@@ -64,7 +64,7 @@ public sealed class SoakContractTests(ITestOutputHelper output)
     [Fact]
     public async Task ASoakOfferedMoreThanItsSubscriberTakes_IsDrifting()
     {
-        await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1");
+        await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1", "--IpcBench:SoakResourceWarmupSeconds=5");
         using var log = daemon.LogTo(output);
         var started = await daemon.StartScenarioAsync(Specs.Stream("channels", publishers: 1, subscribers: 1, duration: null, warmup: Specs.Milliseconds(200))
             .With(s => s.RatePerPublisher = 100_000_000));
@@ -84,7 +84,7 @@ public sealed class SoakContractTests(ITestOutputHelper output)
     [Fact]
     public async Task ATimedScenarioTooShortToJudge_HasNoSoak()
     {
-        await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1");
+        await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1", "--IpcBench:SoakResourceWarmupSeconds=5");
         var done = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(2)).With(s => s.RatePerPublisher = 5000));
         Assert.Equal(ScenarioState.Completed, done.State);
         Assert.Null(done.Stats.Soak);

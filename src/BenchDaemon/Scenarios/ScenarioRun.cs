@@ -51,7 +51,10 @@ public sealed class ScenarioRun
         StartedBy = Activity.Current?.Context;
         _topology = new ScenarioTopology(id, spec, services, _failures, _abort.Token);
         _meter = new ScenarioMeter(spec, _topology, interval => services.Recorder.LatencyInterval(this, interval),
-            new SoakSettings(TimeSpan.FromSeconds(services.Options.SoakPointSeconds), TimeSpan.FromMinutes(services.Options.SoakWindowMinutes)));
+            new SoakSettings(TimeSpan.FromSeconds(services.Options.SoakPointSeconds), TimeSpan.FromMinutes(services.Options.SoakWindowMinutes))
+            {
+                ResourceWarmup = TimeSpan.FromSeconds(services.Options.SoakResourceWarmupSeconds),
+            });
     }
 
     /// <summary>The span of the control call that created this scenario, if traced; the scenario's trace links to it.</summary>

@@ -7,6 +7,9 @@ namespace IpcBench.Daemon.Scenarios;
 /// <summary>How often a soak takes a point, and how many of them its sliding window holds (IpcBench:SoakPointSeconds, SoakWindowMinutes).</summary>
 internal sealed record SoakSettings(TimeSpan Point, TimeSpan Window)
 {
+    /// <summary>Measured time whose resource readings the leak fits leave out (IpcBench:SoakResourceWarmupSeconds).</summary>
+    public TimeSpan ResourceWarmup { get; init; } = TimeSpan.FromSeconds(60);
+
     public int WindowPoints => Math.Max(SoakRules.MinimumPoints, (int)(Window.Ticks / Point.Ticks));
 }
 
@@ -106,7 +109,7 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
             _p99.Add(at, _lastP99.Value);
         }
 
-        foreach (var reading in _points < SoakRules.ResourceWarmupPoints ? [] : readProcesses())
+        foreach (var reading in measuredSeconds < settings.ResourceWarmup.TotalSeconds ? [] : readProcesses())
         {
             if (!_processes.TryGetValue((reading.Role, reading.Index), out var resources))
             {

@@ -13,13 +13,6 @@ internal static class SoakRules
     /// <summary>Points (of IpcBench:SoakPointSeconds each) before any trend is judged.</summary>
     public const int MinimumPoints = 6;
 
-    /// <summary>
-    /// Points whose resource readings are left out of the leak fits: a process still grows for a while after its
-    /// window began (code heap, tiered recompilation, pools and buffers filled once); an in-process host grew 22 MiB of
-    /// RSS over its first 28 s of a channels soak. A leak of 1 MiB a second is still judged within two minutes.
-    /// </summary>
-    public const int ResourceWarmupPoints = 6;
-
     /// <summary>Throughput drifts when the fitted line moves by more than this share of its mean over the span.</summary>
     public const double ThroughputDriftShare = 0.10;
 
@@ -29,8 +22,8 @@ internal static class SoakRules
     private const double MiB = 1024 * 1024;
 
     /// <summary>
-    /// A resource leaks when its slope's interval lies above zero, the slope is at least <c>PerHour</c>, and the line rose
-    /// by at least <c>Floor</c> over its span: the floor keeps a process's first minutes (JIT, pools and buffers filled
+    /// A resource leaks when its slope's 95 % interval lies wholly above <c>PerHour</c> and, over its span, above
+    /// <c>Floor</c> (a leak at least that large, not only a slope above zero): the floor keeps a process's first minutes (JIT, pools and buffers filled
     /// once) from reading as a leak, the rate keeps a slow but real creep over hours from hiding under the floor.
     /// </summary>
     public static (double PerHour, double Floor) LeakBound(ProcessResource resource) => resource switch
@@ -88,7 +81,9 @@ internal static class SoakRules
                 var (perHour, floor) = LeakBound(resource.Resource);
                 foreach (var (name, slope) in Both(Describe(process, resource.Resource), resource.Trend))
                 {
-                    if (slope.LowPerHour > 0 && slope.PerHour >= perHour && slope.Change >= floor)
+                    // The interval's low end must pass both bounds: judged every point for hours, a fit whose interval
+                    // merely excludes zero would sooner or later call a noisy heap a leak.
+                    if (slope.LowPerHour >= perHour && slope.LowPerHour * slope.Span.TotalHours >= floor)
                     {
                         leaking.Add(string.Create(CultureInfo.InvariantCulture,
                             $"{name} grew {Amount(resource.Resource, slope.Change)} over {Span(slope)} ({Amount(resource.Resource, slope.PerHour)} per hour, 95 % [{Amount(resource.Resource, slope.LowPerHour)}, {Amount(resource.Resource, slope.HighPerHour)}])"));

@@ -21,7 +21,7 @@ public sealed class ScrapedDaemon : IAsyncLifetime
             {
                 PrometheusTools.EnsureInstalled();
                 // Soaks judged every second, so the Soak row has data within seconds; scenarios of seconds are never judged.
-                _daemon ??= await DaemonProcess.StartAsync("--IpcBench:SoakPointSeconds=1");
+                _daemon ??= await DaemonProcess.StartAsync("--IpcBench:SoakPointSeconds=1", "--IpcBench:SoakResourceWarmupSeconds=5");
                 var prometheus = await PrometheusServer.StartAsync(_daemon.MetricsPort);
                 try
                 {
