@@ -1,8 +1,8 @@
 namespace IpcBench.Daemon.Scenarios;
 
 /// <summary>
-/// The backlog (deliveries sent but not yet received) once a measured tick, as a least-squares line kept in five sums:
-/// constant memory however long a soak runs. Its growth over the window is what <see cref="Model.ValidityRules"/>
+/// The backlog (deliveries sent but not yet received) once a measured tick, as a least-squares line (<see cref="LineFit"/>,
+/// constant memory however long a soak runs). Its growth over the window is what <see cref="Model.ValidityRules"/>
 /// judges; one tick's stale agent report moves a least-squares line little, which a line through two points would not.
 /// </summary>
 internal sealed class BacklogTrend
@@ -11,31 +11,13 @@ internal sealed class BacklogTrend
     public const int MinimumTicks = 5;
 
     private readonly object _gate = new();
-    private int _n;
-    private double _firstSeconds;
-    private double _lastSeconds;
-    private double _sumT;
-    private double _sumY;
-    private double _sumTT;
-    private double _sumTY;
+    private readonly LineFit _fit = new();
 
     public void Add(double seconds, double backlog)
     {
         lock (_gate)
         {
-            if (_n == 0)
-            {
-                _firstSeconds = seconds;
-            }
-
-            // Relative to the first tick: keeps the sums' magnitudes small, so the differences below lose no precision.
-            double t = seconds - _firstSeconds;
-            _lastSeconds = seconds;
-            _n++;
-            _sumT += t;
-            _sumY += backlog;
-            _sumTT += t * t;
-            _sumTY += t * backlog;
+            _fit.Add(seconds, backlog);
         }
     }
 
@@ -46,14 +28,7 @@ internal sealed class BacklogTrend
         {
             lock (_gate)
             {
-                double denominator = _n * _sumTT - _sumT * _sumT;
-                if (_n < MinimumTicks || denominator <= 0)
-                {
-                    return null;
-                }
-
-                double slope = (_n * _sumTY - _sumT * _sumY) / denominator;
-                return slope * (_lastSeconds - _firstSeconds);
+                return _fit.Count >= MinimumTicks ? _fit.Slope()?.Change : null;
             }
         }
     }

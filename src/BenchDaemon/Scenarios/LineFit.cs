@@ -1,4 +1,5 @@
 using IpcBench.Daemon.Model;
+using Perfolizer.Mathematics.Distributions.ContinuousDistributions;
 
 namespace IpcBench.Daemon.Scenarios;
 
@@ -57,24 +58,8 @@ internal sealed class LineFit
             TimeSpan.FromSeconds(_lastSeconds - _firstSeconds), _sumY / _n);
     }
 
-    /// <summary>
-    /// The 97.5 % quantile of Student's t with <paramref name="df"/> degrees of freedom: exact below 5, then the
-    /// Cornish-Fisher expansion around the normal's 1.96 (1 % low at 5, 0.1 % at 10).
-    /// </summary>
-    public static double StudentT975(int df)
-    {
-        switch (df)
-        {
-            case 1: return 12.706;
-            case 2: return 4.303;
-            case 3: return 3.182;
-            case 4: return 2.776;
-        }
-
-        const double z = 1.959964;
-        double z3 = z * z * z, z5 = z3 * z * z;
-        return z + (z3 + z) / (4.0 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96.0 * df * df);
-    }
+    /// <summary>The 97.5 % quantile of Student's t with <paramref name="df"/> degrees of freedom (Perfolizer's distribution).</summary>
+    public static double StudentT975(int df) => new StudentDistribution(df).Quantile(0.975);
 }
 
 /// <summary>The same over the last <c>capacity</c> points only: a ring of them, refitted when asked (a few hundred at most).</summary>
