@@ -284,6 +284,7 @@ public sealed class AgentProgram : IAsyncDisposable
                 GcGen1Collections = GC.CollectionCount(1),
                 GcGen2Collections = GC.CollectionCount(2),
                 GcHeapBytes = (ulong)Math.Max(0, GC.GetGCMemoryInfo().HeapSizeBytes),
+                GcCommittedBytes = (ulong)Math.Max(0, GC.GetGCMemoryInfo().TotalCommittedBytes),
                 GcAllocatedBytes = (ulong)GC.GetTotalAllocatedBytes(precise: false),
                 GcPauseSeconds = GC.GetTotalPauseDuration().TotalSeconds,
                 MeasuredJitMethods = jit.Methods,

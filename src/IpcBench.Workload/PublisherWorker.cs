@@ -67,6 +67,11 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
         int messageBytes = MessageHeader.MessageBytes(plan.PayloadBytes);
         var flags = plan.FullPayload ? MessageFlags.FullPayload : MessageFlags.None;
         double intervalNs = plan.RatePerSecond > 0 ? 1e9 / plan.RatePerSecond : 0;
+        if (intervalNs > 0 && plan.WaitMode == WaitMode.Block)
+        {
+            PreciseSleep.PrepareThread();
+        }
+
         int sampleEvery = Math.Max(1, plan.LatencySampleEvery);
         int untilSample = 1;
         long startNs = MonotonicClock.NowNs();
@@ -212,10 +217,16 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 return true;
             }
 
-            // Sleep while far ahead of schedule (sleeps overshoot by ~0.1 ms), then wait the last stretch per the strategy.
-            if (remainingNs > 2_000_000 || (plan.WaitMode == WaitMode.Block && remainingNs > 200_000))
+            // Block sleeps the whole stretch: paced publishers cost no CPU between messages, at the price of the
+            // kernel's wake-up lateness (in the sender lag). Spin and yield sleep while far ahead of schedule (sleeps
+            // overshoot by ~0.1 ms), then wait the last stretch per the strategy.
+            if (plan.WaitMode == WaitMode.Block)
             {
-                Thread.Sleep(remainingNs > 2_000_000 ? 1 : 0);
+                PreciseSleep.For(remainingNs);
+            }
+            else if (remainingNs > 2_000_000)
+            {
+                Thread.Sleep(1);
             }
             else
             {

@@ -90,6 +90,10 @@ public sealed class FinishedScenarioMemoryTests : IDisposable
         {
         }
 
+        public void SoakPoint(ScenarioRun run, SoakPoint point)
+        {
+        }
+
         public string? ErrorFor(string scenarioId) => null;
     }
 }

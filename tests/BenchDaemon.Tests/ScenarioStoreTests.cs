@@ -98,6 +98,27 @@ public sealed class ScenarioStoreTests : IDisposable
     }
 
     [Fact]
+    public void SoakPoints_RoundTripInOrder_WithEveryProcessResource_AndGoWithTheirScenarioOnTrim()
+    {
+        var store = NewStore();
+        SoakPoint Point(int seconds, double rate, long? p99) => new(TimeSpan.FromSeconds(seconds), rate, p99 / 2, p99, p99 * 3,
+            [new("daemon", -1, ProcessResource.RssBytes, 1e8 + seconds), new("agent", 0, ProcessResource.Descriptors, 40), new("agent", 1, ProcessResource.Threads, 17)]);
+        var points = new[] { Point(5, 1000.5, 80_000), Point(15, 990, null), Point(25, 1010, 95_000) };
+        store.Write([new ProtoWrite("s1", Finished("s1", "uds", T0, ScenarioState.Completed), null), .. points.Reverse().Select(p => new ProtoWrite("s1", null, null) { Soak = p })],
+            ProcessIdentity.Current);
+
+        var read = store.SoakPoints("s1");
+        Assert.Equal(points.Select(p => (p.At, p.DeliveredPerSecond, p.P50Ns, p.P99Ns, p.P999Ns)), read.Select(p => (p.At, p.DeliveredPerSecond, p.P50Ns, p.P99Ns, p.P999Ns)));
+        static IEnumerable<(TimeSpan, SoakProcessValue)> Flat(IEnumerable<SoakPoint> all) =>
+            all.SelectMany(p => p.Processes.Select(v => (p.At, v))).OrderBy(x => (x.At, x.v.Role, x.v.Index));
+        Assert.Equal(Flat(points), Flat(read));
+        Assert.Empty(store.SoakPoints("nope"));
+
+        Assert.Equal(["s1"], store.Trim(maxScenarios: 0, olderThan: null));
+        Assert.Empty(store.SoakPoints("s1"));
+    }
+
+    [Fact]
     public void ADatabaseOfSchema1_IsUpgraded_AndItsScenariosStillRead_WithoutLatencyIntervals()
     {
         // A file as the daemon wrote it before schema 2: the version 1 tables and one finished scenario with its series.

@@ -1,3 +1,4 @@
+using Grpc.Core;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.V1;
 using Xunit.Abstractions;
@@ -46,7 +47,7 @@ public sealed class SoakContractTests(ITestOutputHelper output)
         var daemonProcess = Assert.Single(soak.Processes);
         Assert.Equal(("daemon", -1), (daemonProcess.Role, daemonProcess.Index));
         Assert.Equal(
-            [SoakResource.ManagedHeapBytes, SoakResource.RssBytes, SoakResource.SharedMemoryBytes, SoakResource.Threads, SoakResource.Descriptors],
+            [SoakResource.ManagedHeapBytes, SoakResource.RssBytes, SoakResource.SharedMemoryBytes, SoakResource.Threads, SoakResource.Descriptors, SoakResource.GcCommittedBytes],
             daemonProcess.Resources.Select(r => r.Resource));
         Assert.All(daemonProcess.Resources.Where(r => r.Resource != SoakResource.SharedMemoryBytes), r => Assert.True(r.Latest > 0, $"{r.Resource} read"));
 
@@ -55,9 +56,55 @@ public sealed class SoakContractTests(ITestOutputHelper output)
         var verdicts = metrics.Of("ipcbench_soak_verdict", started.Id).ToDictionary(s => s.Label("verdict"), s => s.Value);
         Assert.Equal(["drifting", "holding", "judging", "leaking", "losing"], verdicts.Keys.Order());
         Assert.Equal(soak.Verdict.ToString().ToLowerInvariant(), Assert.Single(verdicts, v => v.Value == 1).Key);
-        Assert.Equal(["descriptors", "managed_heap_bytes", "rss_bytes", "shared_memory_bytes", "threads"],
+        Assert.Equal(["descriptors", "gc_committed_bytes", "managed_heap_bytes", "rss_bytes", "shared_memory_bytes", "threads"],
             metrics.Of("ipcbench_soak_resource_growth_per_second", started.Id).Select(s => s.Label("resource")).Order());
         Assert.Single(metrics.Of("ipcbench_soak_throughput_drift_ratio", started.Id), s => s.Label("span") == "since_start");
+
+        await SoakPageShowsTheJudgementAndItsPoints(daemon, final);
+        await AStoppedSoakResumes_AsANewScenarioLinkedToIt(daemon, final);
+    }
+
+    /// <summary>EXPORT_FORMAT_SOAK_HTML: the verdict, the reasons and the persisted points (one a second here) as the page's data.</summary>
+    private static async Task SoakPageShowsTheJudgementAndItsPoints(InProcessDaemon daemon, Scenario soak)
+    {
+        var page = await daemon.ExportScenariosAsync(new ExportScenariosRequest { Ids = { soak.Id }, Format = ExportFormat.SoakHtml });
+        Assert.Equal(("text/html", 1), (page.ContentType, page.ScenarioCount));
+        Assert.Contains($"<strong>{soak.Stats.Soak.Verdict.ToString().ToUpperInvariant()}</strong>", page.Content, StringComparison.Ordinal);
+        var data = System.Text.RegularExpressions.Regex.Match(page.Content, "<script type=\"application/json\" id=\"soak-data\">(.*?)</script>", System.Text.RegularExpressions.RegexOptions.Singleline);
+        using var json = System.Text.Json.JsonDocument.Parse(data.Groups[1].Value);
+        var scenario = json.RootElement.GetProperty("scenarios").EnumerateArray().Single();
+        var points = scenario.GetProperty("points").EnumerateArray().ToList();
+        // One point a second of measured time, each with its rate; the judge's own count is a lower bound.
+        Assert.InRange(points.Count, soak.Stats.Soak.Throughput.SinceStart.Points, int.MaxValue);
+        Assert.All(points, p => Assert.InRange(p.GetProperty("rate").GetDouble(), 1, double.MaxValue));
+        Assert.Contains(scenario.GetProperty("processes").EnumerateArray(), p => p.GetProperty("name").GetString() == "daemon" && p.GetProperty("resource").GetString() == "rss");
+    }
+
+    /// <summary>resume_from: the same spec, linked; what cannot be resumed is refused naming the field.</summary>
+    private static async Task AStoppedSoakResumes_AsANewScenarioLinkedToIt(InProcessDaemon daemon, Scenario stopped)
+    {
+        var resumed = await daemon.Control.StartScenarioAsync(new StartScenarioRequest { ResumeFrom = stopped.Id });
+        try
+        {
+            Assert.Equal(stopped.Id, resumed.Scenario.ResumedFrom);
+            Assert.Equal(stopped.Spec, resumed.Scenario.Spec);
+            Assert.Equal(stopped.Id, (await daemon.GetScenarioAsync(resumed.Id)).ResumedFrom);
+
+            var both = await Assert.ThrowsAsync<RpcException>(async () => await daemon.Control.StartScenarioAsync(new StartScenarioRequest { ResumeFrom = stopped.Id, Spec = stopped.Spec }));
+            Assert.Equal(StatusCode.InvalidArgument, both.StatusCode);
+            Assert.StartsWith("spec:", both.Status.Detail, StringComparison.Ordinal);
+            var unknown = await Assert.ThrowsAsync<RpcException>(async () => await daemon.Control.StartScenarioAsync(new StartScenarioRequest { ResumeFrom = "000000000000" }));
+            Assert.Equal(StatusCode.NotFound, unknown.StatusCode);
+            Assert.Contains("resume_from", unknown.Status.Detail, StringComparison.Ordinal);
+            var running = await Assert.ThrowsAsync<RpcException>(async () => await daemon.Control.StartScenarioAsync(new StartScenarioRequest { ResumeFrom = resumed.Id }));
+            Assert.Equal(StatusCode.FailedPrecondition, running.StatusCode);
+            Assert.Contains("only a finished one can be resumed", running.Status.Detail, StringComparison.Ordinal);
+        }
+        finally
+        {
+            await daemon.StopScenarioAsync(resumed.Id);
+            await daemon.WaitUntilFinishedAsync(resumed.Id, TimeSpan.FromSeconds(20));
+        }
     }
 
     /// <summary>A subscriber that cannot keep up with its offered rate (100 M msg/s over in-process channels) is DRIFTING, and says by how much.</summary>

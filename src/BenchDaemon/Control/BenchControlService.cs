@@ -51,8 +51,26 @@ public sealed class BenchControlService(
 
     public override Task<StartScenarioResponse> StartScenario(StartScenarioRequest request, ServerCallContext context)
     {
-        var run = scenarios.Start(validator.Resolve(request.Spec));
+        var run = request.ResumeFrom.Length > 0 ? Resume(request) : scenarios.Start(validator.Resolve(request.Spec));
         return Task.FromResult(new StartScenarioResponse { Id = run.Id, Scenario = ScenarioProtos.ToProto(run.Snapshot()) });
+    }
+
+    /// <summary>A new scenario with a finished one's spec, through the same validation as any StartScenario, linked to it.</summary>
+    private ScenarioRun Resume(StartScenarioRequest request)
+    {
+        if (request.Spec is not null)
+        {
+            throw new RequestRefusedException(RefusalKind.InvalidArgument, "spec", "give a spec or resume_from, not both: a resumed scenario runs the spec of the one it resumes");
+        }
+
+        var old = catalog.Get(request.ResumeFrom, "resume_from");
+        if (!old.IsFinished || old.Spec is null)
+        {
+            throw new RequestRefusedException(RefusalKind.FailedPrecondition, "resume_from",
+                $"scenario {old.Id} is {ScenarioProtos.ToProto(old.State)}; only a finished one can be resumed (stop it first)");
+        }
+
+        return scenarios.Start(validator.Resolve(ScenarioProtos.ToProto(old.Spec)), resumedFrom: old.Id);
     }
 
     public override Task<Scenario> GetScenario(GetScenarioRequest request, ServerCallContext context) =>
@@ -121,7 +139,9 @@ public sealed class BenchControlService(
             ExportFormat.Unspecified or ExportFormat.Json => ExportFormat.Json,
             ExportFormat.Csv => ExportFormat.Csv,
             ExportFormat.HdrLog => ExportFormat.HdrLog,
-            _ => throw new RequestRefusedException(RefusalKind.InvalidArgument, "format", $"unknown value {(int)request.Format}; allowed: EXPORT_FORMAT_JSON, EXPORT_FORMAT_CSV, EXPORT_FORMAT_HDR_LOG"),
+            ExportFormat.SoakHtml => ExportFormat.SoakHtml,
+            _ => throw new RequestRefusedException(RefusalKind.InvalidArgument, "format",
+                $"unknown value {(int)request.Format}; allowed: EXPORT_FORMAT_JSON, EXPORT_FORMAT_CSV, EXPORT_FORMAT_HDR_LOG, EXPORT_FORMAT_SOAK_HTML"),
         };
 
         var response = new ExportScenariosResponse { Format = format };
@@ -151,6 +171,11 @@ public sealed class BenchControlService(
         {
             response.ContentType = ScenarioExporter.JsonContentType;
             response.Content = ScenarioExporter.Json(records, DateTime.UtcNow);
+        }
+        else if (format == ExportFormat.SoakHtml)
+        {
+            response.ContentType = ScenarioExporter.HtmlContentType;
+            response.Content = ScenarioExporter.SoakHtml(records, catalog.SoakPoints);
         }
         else if (format == ExportFormat.HdrLog)
         {

@@ -21,6 +21,7 @@ public static class ScenarioExporter
     public const string JsonContentType = "application/json";
     public const string CsvContentType = "text/csv";
     public const string HdrLogContentType = "text/plain";
+    public const string HtmlContentType = "text/html";
 
     // Proto field names (as grpcurl prints them) and zeros included: a spreadsheet or jq script should not have to
     // know that an absent messages_lost means 0.
@@ -66,6 +67,31 @@ public static class ScenarioExporter
         stream.Position = 0;
         using var reader = new StreamReader(stream, detectEncodingFromByteOrderMarks: true);
         return reader.ReadToEnd();
+    }
+
+    /// <summary>The soak page of <paramref name="results"/>, started together; <paramref name="pointsOf"/> reads a scenario's soak points.</summary>
+    public static string SoakHtml(IReadOnlyList<ScenarioResult> results, Func<string, IReadOnlyList<SoakPoint>> pointsOf)
+    {
+        var scenarios = results.Select(r =>
+        {
+            var s = r.Scenario;
+            var stats = s.Stats;
+            return new SoakPageScenario(s.Id, SoakLabel(s.Spec), EnumName(ScenarioProtos.ToProto(s.State)), s.Error, s.StartedAt,
+                stats?.MessagesLost ?? 0, stats?.MessagesDuplicated ?? 0, stats?.MessagesCorrupted ?? 0, stats?.Soak, pointsOf(s.Id));
+        }).ToList();
+        return SoakPage.Render(scenarios, results.FirstOrDefault()?.Scenario.Environment is { } env ? SuiteReports.Environment(env) : null);
+    }
+
+    private static string SoakLabel(RunSpec? spec)
+    {
+        if (spec is null)
+        {
+            return "–";
+        }
+
+        string wait = spec.WaitMode?.ToString().ToLowerInvariant() ?? "default wait";
+        string rate = spec.RatePerPublisher > 0 ? $"{ReportFormatting.Count(spec.RatePerPublisher)} msg/s per publisher" : "closed loop";
+        return $"{spec.Transport} {ReportFormatting.Bytes(spec.PayloadBytes)} {spec.Publishers}:{spec.Subscribers} {spec.Topology.ToString().ToLowerInvariant()} {wait}, {rate}";
     }
 
     public static ScenarioExport ParseJson(string json) => JsonParser.Default.Parse<ScenarioExport>(json);

@@ -125,7 +125,7 @@ public sealed class SuiteReports(ScenarioCatalog catalog)
             [.. stats.Validity.Select(v => new ValidityIssue(v.KindName, v.Detail))], stats.SenderLag?.P99Ns, stats.NoisePercent);
     }
 
-    private static ReportEnvironment Environment(RunEnvironment? e) => new(
+    internal static ReportEnvironment Environment(RunEnvironment? e) => new(
         e?.Hostname ?? System.Environment.MachineName,
         e?.CpuModel ?? "unknown",
         e?.LogicalCores ?? System.Environment.ProcessorCount,

@@ -21,6 +21,9 @@ public sealed record ScenarioSnapshot(
 
     /// <summary>The suite that ran it; empty for a scenario started on its own.</summary>
     public string SuiteId { get; init; } = string.Empty;
+
+    /// <summary>The scenario this one resumes (a soak carried on after a stop); empty otherwise.</summary>
+    public string ResumedFrom { get; init; } = string.Empty;
 }
 
 /// <summary>A scenario with its per-tick series, oldest first: what exports carry.</summary>

@@ -27,6 +27,9 @@ public enum ProcessResource
     SharedMemoryBytes,
     Threads,
     Descriptors,
+
+    /// <summary>What the GC holds from the OS, live or free: read beside the RSS to tell the GC's headroom from a leak.</summary>
+    GcCommittedBytes,
 }
 
 /// <summary>

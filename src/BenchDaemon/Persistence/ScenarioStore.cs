@@ -100,9 +100,15 @@ public sealed class ScenarioStore
             .Select(p => latencyInterval.Parameters.Add(p.Item1, p.Item2))
             .ToArray();
 
+        using var soakPoints = new SoakPoints.Writer(connection, transaction);
         long now = ToMicros(DateTime.UtcNow);
         foreach (var write in writes)
         {
+            if (write.Soak is { } soak)
+            {
+                soakPoints.Add(write.ScenarioId, soak);
+            }
+
             if (write.Latency is { } hdr)
             {
                 object[] values = [write.ScenarioId, hdr.Index, hdr.StartMs, hdr.EndMs, hdr.Histogram];
@@ -259,6 +265,13 @@ public sealed class ScenarioStore
         return intervals;
     }
 
+    /// <summary>A scenario's soak points, oldest first (none for scenarios stored before schema 5 or shorter than a point).</summary>
+    public IReadOnlyList<SoakPoint> SoakPoints(string id)
+    {
+        using var connection = Open();
+        return Persistence.SoakPoints.Read(connection, id);
+    }
+
     /// <summary>
     /// Scenarios left unfinished by an owner that is gone (a daemon that was killed or lost power): FAILED, "daemon
     /// restarted", ended now. Rows of a live owner (a daemon or `run` sharing this file) are left alone.
@@ -335,7 +348,8 @@ public sealed class ScenarioStore
 
         using var delete = connection.CreateCommand();
         delete.Transaction = transaction;
-        delete.CommandText = "DELETE FROM series WHERE scenario_id = $id; DELETE FROM latency_intervals WHERE scenario_id = $id; DELETE FROM scenarios WHERE id = $id;";
+        delete.CommandText = "DELETE FROM series WHERE scenario_id = $id; DELETE FROM latency_intervals WHERE scenario_id = $id; "
+            + "DELETE FROM soak_points WHERE scenario_id = $id; DELETE FROM scenarios WHERE id = $id;";
         var id = delete.Parameters.Add("$id", SqliteType.Text);
         foreach (var doomedId in doomed)
         {

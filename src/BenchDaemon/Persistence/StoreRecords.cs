@@ -5,8 +5,11 @@ using Microsoft.Data.Sqlite;
 
 namespace IpcBench.Daemon.Persistence;
 
-/// <summary>One queued write: a scenario's snapshot, a point of its series, or both; or a latency interval.</summary>
-public sealed record StoreWrite(string ScenarioId, ScenarioSnapshot? Scenario, IntervalSample? Point, HdrInterval? Latency = null);
+/// <summary>One queued write: a scenario's snapshot, a point of its series, or both; or a latency interval; or a soak point.</summary>
+public sealed record StoreWrite(string ScenarioId, ScenarioSnapshot? Scenario, IntervalSample? Point, HdrInterval? Latency = null)
+{
+    public SoakPoint? Soak { get; init; }
+}
 
 /// <summary>
 /// One interval's latency histogram in HdrHistogram's compressed encoding, with its wall-clock bounds (ms since the

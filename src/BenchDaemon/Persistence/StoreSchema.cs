@@ -8,7 +8,7 @@ namespace IpcBench.Daemon.Persistence;
 /// <summary>The database's tables, created or upgraded in one transaction (PRAGMA user_version is the version), and the two SQL helpers every store uses.</summary>
 internal static class StoreSchema
 {
-    public const int Version = 4;
+    public const int Version = 5;
 
     public static void Migrate(SqliteConnection connection)
     {
@@ -104,6 +104,12 @@ internal static class StoreSchema
                 );
                 CREATE INDEX core_probes_by_machine ON core_probes (machine, taken_at_us DESC);
                 """, transaction);
+        }
+
+        if (version < 5)
+        {
+            // Version 5: every soak point's rate, latency and process resources (SoakPoints), for a soak's page.
+            Execute(connection, SoakPoints.Table, transaction);
         }
 
         Execute(connection, $"PRAGMA user_version = {Version};", transaction);

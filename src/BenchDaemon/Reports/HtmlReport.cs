@@ -59,7 +59,7 @@ public static class HtmlReport
         return html.ToString();
     }
 
-    private static void AppendEnvironment(StringBuilder html, ReportEnvironment env)
+    internal static void AppendEnvironment(StringBuilder html, ReportEnvironment env)
     {
         html.Append("<table class=\"environment\"><tbody>\n");
         Row("Machine", $"{env.CpuModel}, {env.LogicalCores} logical cores");

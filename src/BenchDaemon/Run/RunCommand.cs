@@ -111,6 +111,11 @@ public static class RunCommand
             return ExitCodes.Usage;
         }
 
+        if (settings.SoakDuration is not null)
+        {
+            return await SoakRun.RunAsync(services, plan, settings, cancellationToken).ConfigureAwait(false);
+        }
+
         Directory.CreateDirectory(settings.OutputDirectory);
         var first = plan.Cells[0];
         int total = plan.MaxScenarios;
@@ -246,7 +251,7 @@ public static class RunCommand
             Publishers = settings.Publishers,
             Subscribers = settings.Subscribers,
             PayloadBytes = payload,
-            Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Duration),
+            Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.SoakDuration ?? settings.Duration),
             Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup),
             RatePerPublisher = rate,
             LatencySampleEvery = settings.LatencySampleEvery,

@@ -105,6 +105,12 @@ internal sealed class RunOptions
     public Option<int> MaxRepetitions { get; } = Whole("--max-repetitions", "With --repetitions auto: the most rounds a cell takes",
         Reports.RoundPlanner.DefaultMaxAdaptiveRepetitions, min: Reports.RoundPlanner.MinAdaptiveRepetitions, max: Reports.RoundPlanner.MaxRepetitions);
 
+    public Option<string?> Soak { get; } = Checked(new Option<string?>("--soak")
+    {
+        Description = "Run every cell at once, each its own scenario, for this long (e.g. 2h, 30m) and judge them as one soak while they run "
+            + "(HOLDING, DRIFTING, LEAKING, LOSING); soak.html in --out. Ctrl+C ends it early with what was measured",
+    }, value => ParseSoak(value));
+
     public Option<string?> Output { get; } = new("--out")
     {
         Description = "Directory for results.json, results.csv, results-series.csv, results.hlog, report.html and report.json "
@@ -121,7 +127,7 @@ internal sealed class RunOptions
     public IEnumerable<Option> All =>
     [
         Transports, Payloads, Publishers, Subscribers, Duration, Warmup, Access, Topology, Mode, Wait, Rate, SampleEvery,
-        PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Precision, MaxRepetitions, Output, Baseline, .. Lab.All,
+        PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Precision, MaxRepetitions, Soak, Output, Baseline, .. Lab.All,
         .. Load.All,
     ];
 
@@ -130,7 +136,38 @@ internal sealed class RunOptions
     /// which a user would not notice. Checked as --repetitions' validator (it always has a value, given or the default)
     /// rather than the command's, which would hide the options' own errors until it passes.
     /// </summary>
-    public RunOptions() => Repetitions.Validators.Add(CheckCombination);
+    public RunOptions()
+    {
+        Repetitions.Validators.Add(CheckCombination);
+        Soak.Validators.Add(CheckSoak);
+    }
+
+    /// <summary>A soak runs every cell once, side by side, for its own length: what would plan rounds, searches or a suite is refused.</summary>
+    private void CheckSoak(OptionResult result)
+    {
+        if (result.Implicit)
+        {
+            return;
+        }
+
+        foreach (var (option, why) in new (Option, string)[]
+        {
+            (Duration, "--soak is the soak's length"), (Repetitions, "a soak runs each cell once, side by side"), (Preset, "a preset is a suite of short cells"),
+            (Baseline, "compare soaks by their pages"), (Load.FindMaxRate, "find the rate first, then soak at a share of it with --rate"),
+            (Load.Rates, "give one --rate"), (Lab.Daemons, "start the soak's scenarios on a daemon with StartScenario"),
+            (Lab.DaemonsFile, "start the soak's scenarios on a daemon with StartScenario"),
+        })
+        {
+            if (result.GetResult(option) is { Implicit: false })
+            {
+                result.AddError($"{option.Name}: not with --soak ({why})");
+            }
+        }
+    }
+
+    private static TimeSpan? ParseSoak(string? value) => value is null ? null
+        : ParseDuration("--soak", value) is { } soak && soak > TimeSpan.Zero ? soak
+        : throw new ArgumentException($"--soak: '{value}' is not a length above zero, e.g. 2h, 30m");
 
     private void CheckCombination(OptionResult result)
     {
@@ -174,6 +211,7 @@ internal sealed class RunOptions
             Path.GetFullPath(result.GetValue(Output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture))))
         {
             Preset = result.GetValue(Preset),
+            SoakDuration = ParseSoak(result.GetValue(Soak)),
             Repetitions = ParseRepetitions(result.GetValue(Repetitions)!),
             TargetPrecisionPercent = IsAuto(result.GetValue(Repetitions)) ? result.GetValue(Precision) : null,
             MaxRepetitions = result.GetValue(MaxRepetitions),
@@ -337,6 +375,9 @@ internal sealed record RunSettings(
     string OutputDirectory)
 {
     public string? Preset { get; init; }
+
+    /// <summary>--soak: every cell at once for this long, judged as one soak; null for a matrix.</summary>
+    public TimeSpan? SoakDuration { get; init; }
 
     /// <summary>Fixed rounds; 0 for --repetitions auto.</summary>
     public int Repetitions { get; init; } = 1;

@@ -13,6 +13,9 @@ public interface IScenarioRecorder
     /// <summary>An interval's latency histogram, for the .hlog export; the last one of a run may be shorter than a tick.</summary>
     void LatencyInterval(ScenarioRun run, HdrInterval interval);
 
+    /// <summary>A soak point as the judge closed it (every IpcBench:SoakPointSeconds of measured time), for the soak's page.</summary>
+    void SoakPoint(ScenarioRun run, SoakPoint point);
+
     string? ErrorFor(string scenarioId);
 }
 
@@ -27,6 +30,8 @@ public sealed class StoreRecorder(StoreWriter writer) : IScenarioRecorder
     public void Interval(ScenarioRun run, IntervalSample interval) => writer.Enqueue(run.Id, () => new StoreWrite(run.Id, run.Snapshot(), interval));
 
     public void LatencyInterval(ScenarioRun run, HdrInterval interval) => writer.Enqueue(run.Id, () => new StoreWrite(run.Id, null, null, interval));
+
+    public void SoakPoint(ScenarioRun run, SoakPoint point) => writer.Enqueue(run.Id, () => new StoreWrite(run.Id, null, null) { Soak = point });
 
     public string? ErrorFor(string scenarioId) => writer.ErrorFor(scenarioId);
 }

@@ -60,6 +60,9 @@ public sealed class ScenarioCatalog(ScenarioManager scenarios, StoreWriter write
     /// <summary>A scenario's per-second latency histograms, as the .hlog export carries them; none without a database.</summary>
     public IReadOnlyList<HdrInterval> LatencyIntervals(string id) => Read(store => store.LatencyIntervals(id)) ?? [];
 
+    /// <summary>A scenario's soak points (rate, latency, every process's resources), for its soak page; none without a database.</summary>
+    public IReadOnlyList<SoakPoint> SoakPoints(string id) => Read(store => store.SoakPoints(id)) ?? [];
+
     /// <summary>A read of the database; null without one. A database that fails to answer is UNAVAILABLE, not a crash.</summary>
     private T? Read<T>(Func<ScenarioStore, T> read)
         where T : class?

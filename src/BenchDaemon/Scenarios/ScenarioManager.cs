@@ -37,7 +37,7 @@ public sealed class ScenarioManager(
 
     /// <summary>Starts a scenario of a spec the control plane has validated (SpecValidator).</summary>
     /// <param name="suiteId">The suite this scenario is a cell of: it runs in that suite's slot.</param>
-    public ScenarioRun Start(ResolvedSpec resolved, string suiteId = "")
+    public ScenarioRun Start(ResolvedSpec resolved, string suiteId = "", string resumedFrom = "")
     {
         if (resolved.Transport.Capabilities.CrossProcess && launcher.UnavailableReason is { } reason)
         {
@@ -55,7 +55,7 @@ public sealed class ScenarioManager(
             var id = Convert.ToHexStringLower(RandomNumberGenerator.GetBytes(6));
             var claim = admission.ClaimFor(resolved, id);
             admission.Admit(claim, Running(exceptSuite: suiteId));
-            var run = new ScenarioRun(id, resolved, _services) { Claim = claim, SuiteId = suiteId };
+            var run = new ScenarioRun(id, resolved, _services) { Claim = claim, SuiteId = suiteId, ResumedFrom = resumedFrom };
             var entry = new ScenarioEntry(run);
             _scenarios[id] = entry;
             recorder.Changed(run);

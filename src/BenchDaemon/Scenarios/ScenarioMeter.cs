@@ -11,7 +11,8 @@ namespace IpcBench.Daemon.Scenarios;
 /// (each tick's also as an HdrHistogram log interval), daemon and agent CPU, and the counters the result is made of.
 /// The tick thread writes; snapshots and scrapes read from other threads under <see cref="_gate"/>.
 /// </summary>
-internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology, Action<HdrInterval> recordLatencyInterval, SoakSettings soak)
+internal sealed class ScenarioMeter(
+    ResolvedSpec spec, ScenarioTopology topology, Action<HdrInterval> recordLatencyInterval, SoakSettings soak, Action<SoakPoint> recordSoakPoint)
 {
     private readonly object _gate = new();
     private readonly LongHistogram _totalLatency = LatencyHistograms.Create();
@@ -32,7 +33,7 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     private JitActivity _daemonJitAtStart;
     private JitActivity? _daemonJitAtEnd;
     private bool? _codeSettled;
-    private readonly SoakJudge _soak = new(soak, spec.OfferedMessagesPerSecond, () => ReadProcesses(topology));
+    private readonly SoakJudge _soak = new(soak, spec.OfferedMessagesPerSecond, () => ReadProcesses(topology), recordSoakPoint);
     private long _lastTickNs;
 
     // Each whole second of the measured window's msg/s, for the placement rule's step (written by the tick thread, read under _gate).
@@ -265,14 +266,15 @@ internal sealed class ScenarioMeter(ResolvedSpec spec, ScenarioTopology topology
     {
         var readings = new List<SoakProcessReading>
         {
-            new(ProcessUsage.DaemonRole, -1, GC.GetGCMemoryInfo().HeapSizeBytes, ProcessResources.Read(Environment.ProcessId)),
+            new(ProcessUsage.DaemonRole, -1, GC.GetGCMemoryInfo().HeapSizeBytes, ProcessResources.Read(Environment.ProcessId), GC.GetGCMemoryInfo().TotalCommittedBytes),
         };
         foreach (var subscriber in topology.Subscribers)
         {
             if (subscriber.ProcessId > 0 && subscriber.ProcessId != Environment.ProcessId)
             {
-                readings.Add(new(ProcessUsage.AgentRole, subscriber.Index, subscriber.LatestProcessSample?.GcHeapBytes,
-                    ProcessResources.Read(subscriber.ProcessId)));
+                var sample = subscriber.LatestProcessSample;
+                readings.Add(new(ProcessUsage.AgentRole, subscriber.Index, sample?.GcHeapBytes, ProcessResources.Read(subscriber.ProcessId),
+                    sample is { GcCommittedBytes: > 0 } ? sample.GcCommittedBytes : null));
             }
         }
 

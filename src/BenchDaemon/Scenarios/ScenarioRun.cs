@@ -54,7 +54,8 @@ public sealed class ScenarioRun
             new SoakSettings(TimeSpan.FromSeconds(services.Options.SoakPointSeconds), TimeSpan.FromMinutes(services.Options.SoakWindowMinutes))
             {
                 ResourceWarmup = TimeSpan.FromSeconds(services.Options.SoakResourceWarmupSeconds),
-            });
+            },
+            point => services.Recorder.SoakPoint(this, point));
     }
 
     /// <summary>The span of the control call that created this scenario, if traced; the scenario's trace links to it.</summary>
@@ -64,6 +65,9 @@ public sealed class ScenarioRun
 
     /// <summary>The suite running this scenario as one of its cells; empty for a scenario started on its own.</summary>
     public string SuiteId { get; init; } = string.Empty;
+
+    /// <summary>The finished scenario this one resumes; empty otherwise.</summary>
+    public string ResumedFrom { get; init; } = string.Empty;
 
     /// <summary>The agent processes and shared memory admission control counted for this scenario while it runs.</summary>
     public AdmissionControl.Claim Claim { get; init; }
@@ -408,7 +412,7 @@ public sealed class ScenarioRun
             var stats = _finalStats ?? (_state is RunState.Pending or RunState.Starting ? null : _meter.BuildStats());
             return new ScenarioSnapshot(
                 Id, _runSpec, _state, _error, CreatedAt, _startedAt, _endedAt, stats, _environment, _lastInterval,
-                _services.Recorder.ErrorFor(Id) ?? string.Empty) { SuiteId = SuiteId };
+                _services.Recorder.ErrorFor(Id) ?? string.Empty) { SuiteId = SuiteId, ResumedFrom = ResumedFrom };
         }
     }
 }

@@ -14,7 +14,7 @@ internal sealed record SoakSettings(TimeSpan Point, TimeSpan Window)
 }
 
 /// <summary>One process as read at a point: its managed heap after its last collection (null: not known) and what /proc says.</summary>
-internal sealed record SoakProcessReading(string Role, int Index, double? ManagedHeapBytes, ProcessResources? Resources);
+internal sealed record SoakProcessReading(string Role, int Index, double? ManagedHeapBytes, ProcessResources? Resources, double? GcCommittedBytes = null);
 
 /// <summary>
 /// Judges a scenario while it runs, in constant memory: each measured tick's delivered rate and latency go into a point;
@@ -22,7 +22,8 @@ internal sealed record SoakProcessReading(string Role, int Index, double? Manage
 /// line fitted since the start and one over the sliding window (<see cref="SoakRules"/> decides). The tick thread
 /// writes; snapshots read from other threads under a lock.
 /// </summary>
-internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, Func<IReadOnlyList<SoakProcessReading>> readProcesses)
+internal sealed class SoakJudge(
+    SoakSettings settings, double offeredPerSecond, Func<IReadOnlyList<SoakProcessReading>> readProcesses, Action<SoakPoint>? recordPoint = null)
 {
     private readonly object _gate = new();
     private readonly LongHistogram _pointLatency = LatencyHistograms.Create();
@@ -109,6 +110,15 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
             _p99.Add(at, _lastP99.Value);
         }
 
+        long? p50 = null, p99 = null, p999 = null;
+        if (_pointLatency.TotalCount > 0)
+        {
+            p50 = _lastP50;
+            p99 = _lastP99;
+            p999 = _lastP999;
+        }
+
+        var values = new List<SoakProcessValue>();
         foreach (var reading in measuredSeconds < settings.ResourceWarmup.TotalSeconds ? [] : readProcesses())
         {
             if (!_processes.TryGetValue((reading.Role, reading.Index), out var resources))
@@ -116,12 +126,15 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
                 _processes[(reading.Role, reading.Index)] = resources = [];
             }
 
-            Add(resources, ProcessResource.ManagedHeapBytes, at, reading.ManagedHeapBytes);
-            Add(resources, ProcessResource.RssBytes, at, reading.Resources?.RssBytes);
-            Add(resources, ProcessResource.SharedMemoryBytes, at, reading.Resources?.SharedMemoryBytes);
-            Add(resources, ProcessResource.Threads, at, reading.Resources?.Threads);
-            Add(resources, ProcessResource.Descriptors, at, reading.Resources?.Descriptors);
+            Add(resources, reading, values, ProcessResource.ManagedHeapBytes, at, reading.ManagedHeapBytes);
+            Add(resources, reading, values, ProcessResource.RssBytes, at, reading.Resources?.RssBytes);
+            Add(resources, reading, values, ProcessResource.SharedMemoryBytes, at, reading.Resources?.SharedMemoryBytes);
+            Add(resources, reading, values, ProcessResource.Threads, at, reading.Resources?.Threads);
+            Add(resources, reading, values, ProcessResource.Descriptors, at, reading.Resources?.Descriptors);
+            Add(resources, reading, values, ProcessResource.GcCommittedBytes, at, reading.GcCommittedBytes);
         }
+
+        recordPoint?.Invoke(new SoakPoint(TimeSpan.FromSeconds(at), rate, p50, p99, p999, values));
 
         _points++;
         _lastSeconds = measuredSeconds;
@@ -131,12 +144,15 @@ internal sealed class SoakJudge(SoakSettings settings, double offeredPerSecond, 
         _pointLatency.Reset();
     }
 
-    private void Add(Dictionary<ProcessResource, Series> resources, ProcessResource resource, double at, double? value)
+    private void Add(Dictionary<ProcessResource, Series> resources, SoakProcessReading reading, List<SoakProcessValue> values,
+        ProcessResource resource, double at, double? value)
     {
         if (value is not { } v)
         {
             return;
         }
+
+        values.Add(new SoakProcessValue(reading.Role, reading.Index, resource, v));
 
         if (!resources.TryGetValue(resource, out var series))
         {

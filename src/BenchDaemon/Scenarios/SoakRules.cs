@@ -76,7 +76,7 @@ internal static class SoakRules
 
         foreach (var process in evidence.Processes)
         {
-            foreach (var resource in process.Resources)
+            foreach (var resource in process.Resources.Where(r => r.Resource != ProcessResource.GcCommittedBytes))
             {
                 var (perHour, floor) = LeakBound(resource.Resource);
                 foreach (var (name, slope) in Both(Describe(process, resource.Resource), resource.Trend))
@@ -121,6 +121,7 @@ internal static class SoakRules
             ProcessResource.ManagedHeapBytes => "managed heap",
             ProcessResource.RssBytes => "resident memory",
             ProcessResource.SharedMemoryBytes => "shared memory",
+            ProcessResource.GcCommittedBytes => "GC-committed memory",
             ProcessResource.Threads => "threads",
             _ => "descriptors",
         };

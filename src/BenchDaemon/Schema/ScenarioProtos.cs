@@ -36,6 +36,11 @@ public static class ScenarioProtos
             scenario.SuiteId = s.SuiteId;
         }
 
+        if (s.ResumedFrom.Length > 0)
+        {
+            scenario.ResumedFrom = s.ResumedFrom;
+        }
+
         return scenario;
     }
 
@@ -53,6 +58,7 @@ public static class ScenarioProtos
         s.StorageError)
     {
         SuiteId = s.SuiteId,
+        ResumedFrom = s.ResumedFrom,
     };
 
     /// <summary>What the store keeps per scenario: the <see cref="Scenario"/> message's protobuf bytes (its on-disk schema).</summary>

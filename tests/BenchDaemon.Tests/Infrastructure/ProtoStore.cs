@@ -26,6 +26,8 @@ public sealed class ProtoStore(ScenarioStore store)
 
     public IReadOnlyList<HdrInterval> LatencyIntervals(string id) => store.LatencyIntervals(id);
 
+    public IReadOnlyList<SoakPoint> SoakPoints(string id) => store.SoakPoints(id);
+
     public IReadOnlyList<string> FailOrphans(Func<string, bool> ownerAlive, DateTime now) => store.FailOrphans(ownerAlive, now);
 
     public IReadOnlyList<string> Trim(int maxScenarios, DateTime? olderThan) => store.Trim(maxScenarios, olderThan);
@@ -42,8 +44,10 @@ public sealed class ProtoStore(ScenarioStore store)
 /// <summary>A <see cref="StoreWrite"/> in the proto view.</summary>
 public sealed record ProtoWrite(string ScenarioId, Scenario? Scenario, IntervalStats? Point, HdrInterval? Latency = null)
 {
+    public SoakPoint? Soak { get; init; }
+
     public static implicit operator StoreWrite(ProtoWrite write) => write.ToEngine();
 
     public StoreWrite ToEngine() => new(
-        ScenarioId, Scenario is { } s ? ScenarioProtos.FromProto(s) : null, Point is { } p ? ScenarioProtos.FromProto(p) : null, Latency);
+        ScenarioId, Scenario is { } s ? ScenarioProtos.FromProto(s) : null, Point is { } p ? ScenarioProtos.FromProto(p) : null, Latency) { Soak = Soak };
 }
