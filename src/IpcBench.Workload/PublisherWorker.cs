@@ -199,6 +199,9 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
         path.Send();
     }
 
+    /// <summary>The last stretch before a send time a block-paced publisher yields rather than sleeps through.</summary>
+    private const long BlockYieldNs = 100_000;
+
     /// <param name="lateNs">How far past <paramref name="targetNs"/> the wait ended (0 or more): read off the clock the wait reads anyway.</param>
     private bool WaitUntil(long targetNs, CancellationToken cancellationToken, out long lateNs)
     {
@@ -217,12 +220,13 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 return true;
             }
 
-            // Block sleeps the whole stretch: paced publishers cost no CPU between messages, at the price of the
-            // kernel's wake-up lateness (in the sender lag). Spin and yield sleep while far ahead of schedule (sleeps
-            // overshoot by ~0.1 ms), then wait the last stretch per the strategy.
-            if (plan.WaitMode == WaitMode.Block)
+            // Block sleeps to within BlockYieldNs of the send time and yields the rest: a paced publisher costs little
+            // CPU between messages at low rates, and the kernel's wake-up lateness (tens of µs on a VM) does not land in
+            // the sender lag. Spin and yield sleep while far ahead of schedule (sleeps overshoot by ~0.1 ms), then
+            // wait the last stretch per the strategy.
+            if (plan.WaitMode == WaitMode.Block && remainingNs > BlockYieldNs)
             {
-                PreciseSleep.For(remainingNs);
+                PreciseSleep.For(remainingNs - BlockYieldNs);
             }
             else if (remainingNs > 2_000_000)
             {

@@ -47,7 +47,8 @@ public sealed class SoakContractTests(ITestOutputHelper output)
         var daemonProcess = Assert.Single(soak.Processes);
         Assert.Equal(("daemon", -1), (daemonProcess.Role, daemonProcess.Index));
         Assert.Equal(
-            [SoakResource.ManagedHeapBytes, SoakResource.RssBytes, SoakResource.SharedMemoryBytes, SoakResource.Threads, SoakResource.Descriptors, SoakResource.GcCommittedBytes],
+            [SoakResource.ManagedHeapBytes, SoakResource.RssBytes, SoakResource.SharedMemoryBytes, SoakResource.Threads, SoakResource.Descriptors,
+             SoakResource.GcCommittedBytes, SoakResource.NativeBytes],
             daemonProcess.Resources.Select(r => r.Resource));
         Assert.All(daemonProcess.Resources.Where(r => r.Resource != SoakResource.SharedMemoryBytes), r => Assert.True(r.Latest > 0, $"{r.Resource} read"));
 
@@ -56,7 +57,7 @@ public sealed class SoakContractTests(ITestOutputHelper output)
         var verdicts = metrics.Of("ipcbench_soak_verdict", started.Id).ToDictionary(s => s.Label("verdict"), s => s.Value);
         Assert.Equal(["drifting", "holding", "judging", "leaking", "losing"], verdicts.Keys.Order());
         Assert.Equal(soak.Verdict.ToString().ToLowerInvariant(), Assert.Single(verdicts, v => v.Value == 1).Key);
-        Assert.Equal(["descriptors", "gc_committed_bytes", "managed_heap_bytes", "rss_bytes", "shared_memory_bytes", "threads"],
+        Assert.Equal(["descriptors", "gc_committed_bytes", "managed_heap_bytes", "native_bytes", "rss_bytes", "shared_memory_bytes", "threads"],
             metrics.Of("ipcbench_soak_resource_growth_per_second", started.Id).Select(s => s.Label("resource")).Order());
         Assert.Single(metrics.Of("ipcbench_soak_throughput_drift_ratio", started.Id), s => s.Label("span") == "since_start");
 

@@ -77,6 +77,28 @@ public sealed class SoakJudgeTests
         Assert.DoesNotContain(judgement.Reasons, r => r.StartsWith("daemon", StringComparison.Ordinal));
     }
 
+    /// <summary>
+    /// RSS is judged by its owners: grown with what the collector committed (dead objects a gen2 has not yet freed),
+    /// it holds; grown with committed memory flat, the native remainder leaks.
+    /// </summary>
+    [Fact]
+    public void ResidentMemoryTheCollectorHolds_IsNotALeak_ButNativeGrowth_Is()
+    {
+        var collector = new Simulation { AgentRss = s => 100 * MiB + s * MiB / 8, AgentCommitted = s => 40 * MiB + s * MiB / 8 };
+        collector.Run(seconds: 600);
+        var held = collector.Judge();
+        Assert.True(held.Verdict == SoakStatus.Holding, string.Join("; ", held.Reasons));
+        var rss = held.Processes.Single(p => p.Role == "agent").Resources.Single(r => r.Resource == ProcessResource.RssBytes);
+        Assert.InRange(rss.Trend.SinceStart!.PerHour, 440 * MiB, 460 * MiB);
+
+        var native = new Simulation { AgentRss = s => 100 * MiB + s * MiB / 8, AgentCommitted = _ => 40 * MiB };
+        native.Run(seconds: 600);
+        var leaking = native.Judge();
+        Assert.Equal(SoakStatus.Leaking, leaking.Verdict);
+        Assert.Contains(leaking.Reasons, r => r.StartsWith("agent 0's native memory since the start grew", StringComparison.Ordinal));
+        Assert.DoesNotContain(leaking.Reasons, r => r.Contains("resident memory", StringComparison.Ordinal));
+    }
+
     [Fact]
     public void GarbageChurn_AndAProcesssFirstMinutes_StayHolding_ForTwoHours()
     {
@@ -171,6 +193,7 @@ public sealed class SoakJudgeTests
         public Func<int, long> LatencyNs { get; init; } = _ => 2_000;
         public Func<int, double> AgentHeap { get; init; } = _ => 30 * MiB;
         public Func<int, double> AgentRss { get; init; } = _ => 100 * MiB;
+        public Func<int, double>? AgentCommitted { get; init; }
         public Func<int, int> AgentThreads { get; init; } = _ => 20;
 
         public void Run(int seconds)
@@ -194,7 +217,8 @@ public sealed class SoakJudgeTests
         private IReadOnlyList<SoakProcessReading> Read() =>
         [
             new(ProcessUsage.DaemonRole, -1, 50 * MiB, new ProcessResources((long)(200 * MiB), 0, 30, 120)),
-            new(ProcessUsage.AgentRole, 0, AgentHeap(_second), new ProcessResources((long)AgentRss(_second), (long)(4 * MiB), AgentThreads(_second), 40)),
+            new(ProcessUsage.AgentRole, 0, AgentHeap(_second), new ProcessResources((long)AgentRss(_second), (long)(4 * MiB), AgentThreads(_second), 40),
+                AgentCommitted?.Invoke(_second)),
         ];
     }
 }

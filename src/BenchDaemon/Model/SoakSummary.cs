@@ -30,6 +30,9 @@ public enum ProcessResource
 
     /// <summary>What the GC holds from the OS, live or free: read beside the RSS to tell the GC's headroom from a leak.</summary>
     GcCommittedBytes,
+
+    /// <summary>RSS less resident shared memory less GC-committed memory: native allocations, stacks, code.</summary>
+    NativeBytes,
 }
 
 /// <summary>

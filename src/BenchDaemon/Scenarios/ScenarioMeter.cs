@@ -261,19 +261,19 @@ internal sealed class ScenarioMeter(
     private SoakSummary? Soak(long lost, long duplicated, long corrupted) =>
         spec.Duration is null || _soak.Points >= SoakRules.MinimumPoints ? _soak.Judge(lost, duplicated, corrupted) : null;
 
-    /// <summary>The daemon and every agent as a soak point reads them: managed heap after the last collection, and /proc.</summary>
+    /// <summary>The daemon and every agent as a soak point reads them: live heap after the last gen2 collection, GC-committed memory, and /proc.</summary>
     private static List<SoakProcessReading> ReadProcesses(ScenarioTopology topology)
     {
         var readings = new List<SoakProcessReading>
         {
-            new(ProcessUsage.DaemonRole, -1, GC.GetGCMemoryInfo().HeapSizeBytes, ProcessResources.Read(Environment.ProcessId), GC.GetGCMemoryInfo().TotalCommittedBytes),
+            new(ProcessUsage.DaemonRole, -1, GcReadings.LiveHeapBytes(), ProcessResources.Read(Environment.ProcessId), GcReadings.CommittedBytes()),
         };
         foreach (var subscriber in topology.Subscribers)
         {
             if (subscriber.ProcessId > 0 && subscriber.ProcessId != Environment.ProcessId)
             {
                 var sample = subscriber.LatestProcessSample;
-                readings.Add(new(ProcessUsage.AgentRole, subscriber.Index, sample?.GcHeapBytes, ProcessResources.Read(subscriber.ProcessId),
+                readings.Add(new(ProcessUsage.AgentRole, subscriber.Index, sample is { GcLiveBytes: > 0 } ? sample.GcLiveBytes : null, ProcessResources.Read(subscriber.ProcessId),
                     sample is { GcCommittedBytes: > 0 } ? sample.GcCommittedBytes : null));
             }
         }

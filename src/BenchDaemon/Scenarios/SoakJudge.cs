@@ -13,7 +13,7 @@ internal sealed record SoakSettings(TimeSpan Point, TimeSpan Window)
     public int WindowPoints => Math.Max(SoakRules.MinimumPoints, (int)(Window.Ticks / Point.Ticks));
 }
 
-/// <summary>One process as read at a point: its managed heap after its last collection (null: not known) and what /proc says.</summary>
+/// <summary>One process as read at a point: its live heap after its last gen2 collection and its GC-committed memory (null: not known), and what /proc says.</summary>
 internal sealed record SoakProcessReading(string Role, int Index, double? ManagedHeapBytes, ProcessResources? Resources, double? GcCommittedBytes = null);
 
 /// <summary>
@@ -132,6 +132,8 @@ internal sealed class SoakJudge(
             Add(resources, reading, values, ProcessResource.Threads, at, reading.Resources?.Threads);
             Add(resources, reading, values, ProcessResource.Descriptors, at, reading.Resources?.Descriptors);
             Add(resources, reading, values, ProcessResource.GcCommittedBytes, at, reading.GcCommittedBytes);
+            Add(resources, reading, values, ProcessResource.NativeBytes, at,
+                reading is { Resources: { } r, GcCommittedBytes: { } committed } ? r.RssBytes - r.SharedMemoryBytes - committed : null);
         }
 
         recordPoint?.Invoke(new SoakPoint(TimeSpan.FromSeconds(at), rate, p50, p99, p999, values));

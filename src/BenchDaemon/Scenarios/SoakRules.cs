@@ -33,6 +33,16 @@ internal static class SoakRules
         _ => (16 * MiB, 8 * MiB),
     };
 
+    /// <summary>
+    /// Whether a resource's growth is a leak. RSS is the sum of three owners, each judged on its own: the collector
+    /// (by its live heap after a gen2 collection, not by what it has committed, which follows its own budgets and
+    /// holds dead objects until a gen2 runs), shared mappings, and native memory (what is left). RSS itself and the
+    /// collector's committed memory are shown, not judged: in a soak of this daemon (2026-11-27) the heap after its last
+    /// collection rose 45 → 50 MiB and its committed memory 48 → 57 MiB in eight minutes while the live heap two forced
+    /// full collections found was 36.8 and 37.1 MiB.
+    /// </summary>
+    public static bool IsJudged(ProcessResource resource) => resource is not (ProcessResource.RssBytes or ProcessResource.GcCommittedBytes);
+
     /// <summary>The verdict and every reason for it; <see cref="SoakStatus.Judging"/> below <see cref="MinimumPoints"/>.</summary>
     public static (SoakStatus Verdict, IReadOnlyList<string> Reasons) Judge(SoakEvidence evidence)
     {
@@ -76,7 +86,7 @@ internal static class SoakRules
 
         foreach (var process in evidence.Processes)
         {
-            foreach (var resource in process.Resources.Where(r => r.Resource != ProcessResource.GcCommittedBytes))
+            foreach (var resource in process.Resources.Where(r => IsJudged(r.Resource)))
             {
                 var (perHour, floor) = LeakBound(resource.Resource);
                 foreach (var (name, slope) in Both(Describe(process, resource.Resource), resource.Trend))
@@ -122,6 +132,7 @@ internal static class SoakRules
             ProcessResource.RssBytes => "resident memory",
             ProcessResource.SharedMemoryBytes => "shared memory",
             ProcessResource.GcCommittedBytes => "GC-committed memory",
+            ProcessResource.NativeBytes => "native memory",
             ProcessResource.Threads => "threads",
             _ => "descriptors",
         };
