@@ -54,6 +54,39 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
     }
 
     [ChromiumFact]
+    public async Task QuickMatrixReport_DrawsEveryTransportOnOneChart_TickedAtThePayloadsMeasured()
+    {
+        // Five transports in the waits they default to (uds and tcp block, the rest yield) at four payloads, 1:1 FULL.
+        var report = ReportSamples.QuickMatrix();
+        var (result, screenshot) = await OpenCleanAsync("quick-matrix", HtmlReport.Render(report));
+        using var _ = result;
+        var charts = result.RootElement.GetProperty("charts").EnumerateArray().ToList();
+        string[] series = ["channels (yield)", "iceoryx2 (yield)", "shm-ring (yield)", "tcp (block)", "uds (block)"];
+        string[] payloads = ["8 B", "1 KB", "64 KB", "512 KB"];
+        foreach (var kind in new[] { "throughput", "bandwidth" })
+        {
+            // One chart for the one shape whatever the waits, a series per transport, each with a point per payload laid out.
+            var chart = Assert.Single(charts, c => c.GetProperty("kind").GetString() == kind);
+            Assert.Equal((kind == "throughput" ? "msg/s" : "MB/s") + " — 1:1, full, stream", chart.GetProperty("title").GetString());
+            var datasets = chart.GetProperty("datasets").EnumerateArray().ToList();
+            Assert.Equal(series, datasets.Select(d => d.GetProperty("label").GetString()).Order());
+            Assert.All(datasets, d => Assert.Equal((4, 4), (d.GetProperty("points").GetInt32(), d.GetProperty("drawn").GetInt32())));
+            // Colour tells the transports apart, marker and dash the waits.
+            Assert.Equal(5, datasets.Select(d => d.GetProperty("colour").GetString()).Distinct().Count());
+            var style = datasets.GroupBy(d => d.GetProperty("label").GetString()!.EndsWith("(block)", StringComparison.Ordinal))
+                .ToDictionary(g => g.Key, g => g.Select(d => $"{d.GetProperty("pointStyle").GetString()} {d.GetProperty("dash")}").Distinct().Single());
+            Assert.NotEqual(style[true], style[false]);
+            Assert.Equal(payloads, chart.GetProperty("xTicks").EnumerateArray().Select(t => t.GetString()));
+        }
+
+        // A latency chart per payload, every transport on it.
+        var latency = charts.Where(c => c.GetProperty("kind").GetString() == "latency").ToList();
+        Assert.Equal(payloads.Select(p => $"Latency — 1:1, full, stream, {p}"), latency.Select(c => c.GetProperty("title").GetString()));
+        Assert.All(latency, c => Assert.Equal(series, c.GetProperty("datasets").EnumerateArray().Select(d => d.GetProperty("label").GetString()).Order()));
+        Assert.True(new FileInfo(screenshot).Length > 10_000, "the screenshot is (nearly) empty");
+    }
+
+    [ChromiumFact]
     public async Task LoadReport_DrawsLatencyAgainstLoad_WithTheSustainableRateMarked()
     {
         var (result, _) = await OpenCleanAsync("load", HtmlReport.Render(ReportSamples.Load()));

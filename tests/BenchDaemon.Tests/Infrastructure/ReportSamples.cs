@@ -50,6 +50,23 @@ internal static class ReportSamples
     }
 
     /// <summary>
+    /// `run`'s quick matrix: five transports at 8 B, 1 KB, 64 KB and 512 KB, 1:1 FULL streams, each in the wait strategy
+    /// its transport defaults to as a suite records it (resolved: channels, shm-ring and iceoryx2 yield, uds and tcp block).
+    /// Its own seed, so the other samples render as before.
+    /// </summary>
+    public static SuiteReport QuickMatrix(int repetitions = 3)
+    {
+        var random = new Random(35);
+        var cells = (from t in new[] { ("channels", CellWait.Yield), ("uds", CellWait.Block), ("shm-ring", CellWait.Yield), ("iceoryx2", CellWait.Yield), ("tcp", CellWait.Block) }
+                     from payload in new[] { 8, 1024, 65536, 524288 }
+                     let key = new CellKey(t.Item1, payload, Wait: t.Item2)
+                     select new ReportCell(key, TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(0.5), Enumerable.Range(1, repetitions)
+                         .Select(r => Repetition(random, key, r, $"{t.Item1}-{payload}-{r}", failed: false)).ToList(), [])).ToList();
+        return new SuiteReport("suite-0035", "quick matrix", "COMPLETED", new DateTimeOffset(2026, 11, 27, 0, 0, 0, TimeSpan.Zero), null, repetitions,
+            Environment, cells);
+    }
+
+    /// <summary>
     /// A suite whose vCPUs moved between rounds, as on the lab VM: rounds 1, 3 and 4 near (core-to-core probe ~100–140 ns),
     /// 2, 5 and 6 far (~480–630 ns). shm-ring and channels at 8 B run 3.5x and 2.5x faster near (bimodal by placement),
     /// uds does not notice (unimodal). Its own seed, so the other samples render as before.
