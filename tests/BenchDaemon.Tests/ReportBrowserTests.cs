@@ -89,24 +89,30 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
     [ChromiumFact]
     public async Task LoadReport_DrawsLatencyAgainstLoad_WithTheSustainableRateMarked()
     {
-        var (result, _) = await OpenCleanAsync("load", HtmlReport.Render(ReportSamples.Load()));
+        // In the waits a suite records: shm-ring yield, uds and tcp block, on one chart all the same.
+        var (result, _) = await OpenCleanAsync("load", HtmlReport.Render(ReportSamples.ResolvedWaits(ReportSamples.Load())));
         using var _ = result;
         var root = result.RootElement;
         var chart = Assert.Single(root.GetProperty("charts").EnumerateArray(), c => c.GetProperty("kind").GetString() == "load");
         Assert.Equal("Latency against load — 1 KB, 1:1, full, stream", chart.GetProperty("title").GetString());
         var datasets = chart.GetProperty("datasets").EnumerateArray().ToDictionary(d => d.GetProperty("label").GetString()!);
-        Assert.Equal(["shm-ring p50", "shm-ring p99", "shm-ring p99.9", "shm-ring sustainable", "tcp p50", "tcp p99", "tcp p99.9",
-            "uds p50", "uds p99", "uds p99.9"], datasets.Keys.Order());
+        Assert.Equal(["shm-ring (yield) p50", "shm-ring (yield) p99", "shm-ring (yield) p99.9", "shm-ring (yield) sustainable", "tcp (block) p50",
+            "tcp (block) p99", "tcp (block) p99.9", "uds (block) p50", "uds (block) p99", "uds (block) p99.9"], datasets.Keys.Order());
         // A point per offered rate (uds' three cells, shm-ring's four probes, tcp's one), each laid out on the log axes.
-        foreach (var (label, points) in new[] { ("uds p99", 3), ("shm-ring p50", 4), ("tcp p99.9", 1), ("shm-ring sustainable", 2) })
+        foreach (var (label, points) in new[] { ("uds (block) p99", 3), ("shm-ring (yield) p50", 4), ("tcp (block) p99.9", 1), ("shm-ring (yield) sustainable", 2) })
         {
             Assert.Equal(points, datasets[label].GetProperty("points").GetInt32());
             Assert.Equal(points, datasets[label].GetProperty("drawn").GetInt32());
         }
 
+        // The dash is the percentile's, so the marker alone tells the waits apart.
+        string Marker(string label) => datasets[label].GetProperty("pointStyle").GetString()!;
+        Assert.Equal(Marker("uds (block) p50"), Marker("tcp (block) p99"));
+        Assert.NotEqual(Marker("uds (block) p50"), Marker("shm-ring (yield) p50"));
+
         var table = Assert.Single(root.GetProperty("sections").EnumerateArray(), s => s.GetProperty("id").GetString() == "load-table").GetProperty("text").GetString()!;
-        Assert.Contains("shm-ring: sustainable 40.0 K msg/s per publisher (the probe at 80.0 K failed)", table, StringComparison.Ordinal);
-        Assert.Contains("tcp: no sustainable rate: the lowest probe (469 msg/s per publisher) failed", table, StringComparison.Ordinal);
+        Assert.Contains("shm-ring (yield): sustainable 40.0 K msg/s per publisher (the probe at 80.0 K failed)", table, StringComparison.Ordinal);
+        Assert.Contains("tcp (block): no sustainable rate: the lowest probe (469 msg/s per publisher) failed", table, StringComparison.Ordinal);
         Assert.Contains("failed: latency p99 2.7 ms above the bound 1 ms", table, StringComparison.Ordinal);
     }
 

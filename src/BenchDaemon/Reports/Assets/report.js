@@ -133,26 +133,30 @@
     }
   }
 
-  // Latency against offered load (rate sweeps and searches): p50, p99 and p99.9 per transport on a log rate axis, a
-  // search's sustainable rate as a vertical line in the transport's colour.
+  // Latency against offered load (rate sweeps and searches): p50, p99 and p99.9 per transport and wait on a log rate axis,
+  // a search's sustainable rate as a vertical line in the transport's colour. The dash tells the percentiles apart here,
+  // so the wait is the marker alone.
   if (doc.load.length > 0) {
     const load = section('Latency against load', 'Offered msg/s per publisher (log) against latency from intended send times: p50 solid, ' +
-      'p99 dashed, p99.9 dotted; a thin vertical line marks a transport\'s sustainable rate. The table below lists every point.');
+      'p99 dashed, p99.9 dotted, the marker the wait strategy (block ●, yield ◆, spin ▲); a thin vertical line marks a transport\'s ' +
+      'sustainable rate. The table below lists every point.');
     for (const c of doc.load) {
       const datasets = [];
-      c.series.forEach((s, i) => {
-        const col = colour(s.transport, i);
+      const transports = [...new Set(c.series.map((s) => s.transport))];
+      for (const s of c.series) {
+        const col = colour(s.transport, transports.indexOf(s.transport));
+        const { pointStyle } = waitStyle[s.wait] || waitStyle.default;
         for (const [name, field, dash] of [['p50', 'p50', []], ['p99', 'p99', [6, 3]], ['p99.9', 'p999', [2, 2]]]) {
           const data = s.points.filter((p) => p[field] > 0).map((p) => ({ x: p.offered_per_publisher, y: p[field] / 1e3 }));
-          if (data.length > 0) datasets.push({ label: `${s.transport} ${name}`, borderColor: col, backgroundColor: col, borderDash: dash, data });
+          if (data.length > 0) datasets.push({ label: `${s.name} ${name}`, borderColor: col, backgroundColor: col, borderDash: dash, pointStyle, pointRadius: 4, data });
         }
         const ys = s.points.flatMap((p) => [p.p50, p.p999]).filter((v) => v > 0);
         if (s.sustainable_rate_per_publisher && ys.length > 0) {
           const x = s.sustainable_rate_per_publisher;
-          datasets.push({ label: `${s.transport} sustainable`, borderColor: col, backgroundColor: col, borderWidth: 1, pointRadius: 0,
+          datasets.push({ label: `${s.name} sustainable`, borderColor: col, backgroundColor: col, borderWidth: 1, pointRadius: 0,
             borderDash: [1, 3], data: [{ x, y: Math.min(...ys) / 1e3 }, { x, y: Math.max(...ys) / 1e3 }] });
         }
-      });
+      }
       if (datasets.length === 0) continue;
       chart(load, 'load', `Latency against load — ${c.title}`, { type: 'line', data: { datasets },
         options: { scales: { x: log('offered msg/s per publisher'), y: log('µs') } } });
