@@ -23,6 +23,21 @@ public sealed class LoadReportTests
     }
 
     [Fact]
+    public void Curves_OfTransportsInDifferentWaits_ShareOneChart_TheWaitNamedPerSeries()
+    {
+        // As a suite records the waits the transports default to: uds and tcp block, shm-ring yield.
+        var resolved = ReportSamples.ResolvedWaits(ReportSamples.Load());
+
+        var chart = Assert.Single(LoadCurves.Of(resolved));
+        Assert.Equal("1 KB, 1:1, full, stream", chart.Title);
+        Assert.Equal(["uds (block)", "shm-ring (yield)", "tcp (block)"], chart.Series.Select(s => s.Name));
+        Assert.Equal([CellWait.Block, CellWait.Yield, CellWait.Block], chart.Series.Select(s => s.Wait));
+        var text = MarkdownReport.Render(resolved);
+        Assert.Contains("| uds (block) | 100.0 K | 100.0 K | 40 | 120 | 240 | 1200 |", text, StringComparison.Ordinal);
+        Assert.Contains("- shm-ring (yield): sustainable 40.0 K msg/s per publisher", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Markdown_TablesEveryPoint_AndEachSustainableRate()
     {
         var text = MarkdownReport.Render(ReportSamples.Load());

@@ -54,26 +54,65 @@ public sealed class ReportBrowserTests(ITestOutputHelper output)
     }
 
     [ChromiumFact]
+    public async Task QuickMatrixReport_DrawsEveryTransportOnOneChart_TickedAtThePayloadsMeasured()
+    {
+        // Five transports in the waits they default to (uds and tcp block, the rest yield) at four payloads, 1:1 FULL.
+        var report = ReportSamples.QuickMatrix();
+        var (result, screenshot) = await OpenCleanAsync("quick-matrix", HtmlReport.Render(report));
+        using var _ = result;
+        var charts = result.RootElement.GetProperty("charts").EnumerateArray().ToList();
+        string[] series = ["channels (yield)", "iceoryx2 (yield)", "shm-ring (yield)", "tcp (block)", "uds (block)"];
+        string[] payloads = ["8 B", "1 KB", "64 KB", "512 KB"];
+        foreach (var kind in new[] { "throughput", "bandwidth" })
+        {
+            // One chart for the one shape whatever the waits, a series per transport, each with a point per payload laid out.
+            var chart = Assert.Single(charts, c => c.GetProperty("kind").GetString() == kind);
+            Assert.Equal((kind == "throughput" ? "msg/s" : "MB/s") + " — 1:1, full, stream", chart.GetProperty("title").GetString());
+            var datasets = chart.GetProperty("datasets").EnumerateArray().ToList();
+            Assert.Equal(series, datasets.Select(d => d.GetProperty("label").GetString()).Order());
+            Assert.All(datasets, d => Assert.Equal((4, 4), (d.GetProperty("points").GetInt32(), d.GetProperty("drawn").GetInt32())));
+            // Colour tells the transports apart, marker and dash the waits.
+            Assert.Equal(5, datasets.Select(d => d.GetProperty("colour").GetString()).Distinct().Count());
+            var style = datasets.GroupBy(d => d.GetProperty("label").GetString()!.EndsWith("(block)", StringComparison.Ordinal))
+                .ToDictionary(g => g.Key, g => g.Select(d => $"{d.GetProperty("pointStyle").GetString()} {d.GetProperty("dash")}").Distinct().Single());
+            Assert.NotEqual(style[true], style[false]);
+            Assert.Equal(payloads, chart.GetProperty("xTicks").EnumerateArray().Select(t => t.GetString()));
+        }
+
+        // A latency chart per payload, every transport on it.
+        var latency = charts.Where(c => c.GetProperty("kind").GetString() == "latency").ToList();
+        Assert.Equal(payloads.Select(p => $"Latency — 1:1, full, stream, {p}"), latency.Select(c => c.GetProperty("title").GetString()));
+        Assert.All(latency, c => Assert.Equal(series, c.GetProperty("datasets").EnumerateArray().Select(d => d.GetProperty("label").GetString()).Order()));
+        Assert.True(new FileInfo(screenshot).Length > 10_000, "the screenshot is (nearly) empty");
+    }
+
+    [ChromiumFact]
     public async Task LoadReport_DrawsLatencyAgainstLoad_WithTheSustainableRateMarked()
     {
-        var (result, _) = await OpenCleanAsync("load", HtmlReport.Render(ReportSamples.Load()));
+        // In the waits a suite records: shm-ring yield, uds and tcp block, on one chart all the same.
+        var (result, _) = await OpenCleanAsync("load", HtmlReport.Render(ReportSamples.ResolvedWaits(ReportSamples.Load())));
         using var _ = result;
         var root = result.RootElement;
         var chart = Assert.Single(root.GetProperty("charts").EnumerateArray(), c => c.GetProperty("kind").GetString() == "load");
         Assert.Equal("Latency against load — 1 KB, 1:1, full, stream", chart.GetProperty("title").GetString());
         var datasets = chart.GetProperty("datasets").EnumerateArray().ToDictionary(d => d.GetProperty("label").GetString()!);
-        Assert.Equal(["shm-ring p50", "shm-ring p99", "shm-ring p99.9", "shm-ring sustainable", "tcp p50", "tcp p99", "tcp p99.9",
-            "uds p50", "uds p99", "uds p99.9"], datasets.Keys.Order());
+        Assert.Equal(["shm-ring (yield) p50", "shm-ring (yield) p99", "shm-ring (yield) p99.9", "shm-ring (yield) sustainable", "tcp (block) p50",
+            "tcp (block) p99", "tcp (block) p99.9", "uds (block) p50", "uds (block) p99", "uds (block) p99.9"], datasets.Keys.Order());
         // A point per offered rate (uds' three cells, shm-ring's four probes, tcp's one), each laid out on the log axes.
-        foreach (var (label, points) in new[] { ("uds p99", 3), ("shm-ring p50", 4), ("tcp p99.9", 1), ("shm-ring sustainable", 2) })
+        foreach (var (label, points) in new[] { ("uds (block) p99", 3), ("shm-ring (yield) p50", 4), ("tcp (block) p99.9", 1), ("shm-ring (yield) sustainable", 2) })
         {
             Assert.Equal(points, datasets[label].GetProperty("points").GetInt32());
             Assert.Equal(points, datasets[label].GetProperty("drawn").GetInt32());
         }
 
+        // The dash is the percentile's, so the marker alone tells the waits apart.
+        string Marker(string label) => datasets[label].GetProperty("pointStyle").GetString()!;
+        Assert.Equal(Marker("uds (block) p50"), Marker("tcp (block) p99"));
+        Assert.NotEqual(Marker("uds (block) p50"), Marker("shm-ring (yield) p50"));
+
         var table = Assert.Single(root.GetProperty("sections").EnumerateArray(), s => s.GetProperty("id").GetString() == "load-table").GetProperty("text").GetString()!;
-        Assert.Contains("shm-ring: sustainable 40.0 K msg/s per publisher (the probe at 80.0 K failed)", table, StringComparison.Ordinal);
-        Assert.Contains("tcp: no sustainable rate: the lowest probe (469 msg/s per publisher) failed", table, StringComparison.Ordinal);
+        Assert.Contains("shm-ring (yield): sustainable 40.0 K msg/s per publisher (the probe at 80.0 K failed)", table, StringComparison.Ordinal);
+        Assert.Contains("tcp (block): no sustainable rate: the lowest probe (469 msg/s per publisher) failed", table, StringComparison.Ordinal);
         Assert.Contains("failed: latency p99 2.7 ms above the bound 1 ms", table, StringComparison.Ordinal);
     }
 

@@ -1,6 +1,7 @@
 // Opens a report file in the system's headless Chromium with every network request refused, and prints what the
 // test asserts on as one JSON line: console errors, page errors, refused requests, every chart's datasets as Chart.js
-// holds them (elements laid out with finite coordinates = drawn), and each section's rendered text. Usage: node check-report.mjs REPORT.html SCREENSHOT.png
+// holds them (elements laid out with finite coordinates = drawn, marker and dash) and the x axis' tick labels, and each
+// section's rendered text. Usage: node check-report.mjs REPORT.html SCREENSHOT.png
 import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +43,8 @@ try {
       title: c.canvas.getAttribute('aria-label'),
       width: c.width,
       height: c.height,
+      // The x axis' tick labels as laid out (after the tick callback), to check they name what was measured.
+      xTicks: c.scales.x ? c.scales.x.ticks.map((t) => String(t.label)) : [],
       datasets: c.data.datasets.map((d, i) => {
         const meta = c.getDatasetMeta(i);
         return {
@@ -52,6 +55,8 @@ try {
           visible: c.isDatasetVisible(i),
           colours: Array.isArray(d.backgroundColor) ? d.backgroundColor.map(String) : [],
           colour: Array.isArray(d.backgroundColor) ? null : String(d.backgroundColor),
+          pointStyle: typeof d.pointStyle === 'string' ? d.pointStyle : null,
+          dash: Array.isArray(d.borderDash) ? d.borderDash : [],
         };
       }),
     })),

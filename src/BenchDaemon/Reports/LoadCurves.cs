@@ -17,15 +17,18 @@ public sealed record RateProbeResult(double RatePerPublisher, bool Passed, strin
 public sealed record LoadPoint(double OfferedPerPublisher, double DeliveredPerSecond, double P50, double P99, double P999, double Max,
     double? SenderLagP99, double CpuNanosecondsPerMessage, string ScenarioId, bool? Passed = null, string Reason = "");
 
-/// <summary>A transport's curve within one chart, with its sustainable rate when a search found one (and the search's result).</summary>
-public sealed record LoadSeries(string Transport, IReadOnlyList<LoadPoint> Points, double? SustainableRatePerPublisher, double? BracketHigh, string SearchResult);
+/// <summary>
+/// A transport's curve within one chart, with its sustainable rate when a search found one (and the search's result).
+/// <paramref name="Name"/> is the transport with its wait (<see cref="CellKey.SeriesName"/>), as legends and tables write it.
+/// </summary>
+public sealed record LoadSeries(string Transport, CellWait Wait, string Name, IReadOnlyList<LoadPoint> Points, double? SustainableRatePerPublisher, double? BracketHigh, string SearchResult);
 
-/// <summary>Latency against offered load for one payload and shape (rate aside), a series per transport.</summary>
+/// <summary>Latency against offered load for one payload and shape (rate and wait aside), a series per transport and wait.</summary>
 public sealed record LoadChart(string Title, IReadOnlyList<LoadSeries> Series);
 
 /// <summary>
 /// The "latency against load" view: a rate sweep's cells and a rate search's probes, grouped by everything but
-/// transport and rate. Closed-loop cells (rate 0) have no offered rate to place on the axis and stay in the other tables.
+/// transport, wait and rate (transports default to different waits; compared, they belong on one chart). Closed-loop cells (rate 0) have no offered rate to place on the axis and stay in the other tables.
 /// A group is charted only when it has a load to plot against: two offered rates or more, or a search.
 /// </summary>
 public static class LoadCurves
@@ -33,9 +36,9 @@ public static class LoadCurves
     public static IReadOnlyList<LoadChart> Of(SuiteReport report)
     {
         var charts = new List<LoadChart>();
-        foreach (var group in report.Cells.GroupBy(c => c.Key with { Transport = string.Empty, RatePerPublisher = 0 }))
+        foreach (var group in report.Cells.GroupBy(c => c.Key with { Transport = string.Empty, Wait = CellWait.Default, RatePerPublisher = 0 }))
         {
-            var series = group.GroupBy(c => c.Key.Transport).Select(Series).Where(s => s.Points.Count > 0 || s.SearchResult.Length > 0).ToList();
+            var series = group.GroupBy(c => c.Key.SeriesName).Select(Series).Where(s => s.Points.Count > 0 || s.SearchResult.Length > 0).ToList();
             bool searched = group.Any(c => c.Search is not null);
             if (!searched && group.Select(c => c.Key.RatePerPublisher).Where(r => r > 0).Distinct().Count() < 2)
             {
@@ -55,7 +58,8 @@ public static class LoadCurves
             .Concat(cells.SelectMany(c => c.Search?.Probes ?? []).Where(p => p.Result.Succeeded).Select(p => Point(p.RatePerPublisher, p.Result, p.Passed, p.Reason)))
             .OrderBy(p => p.OfferedPerPublisher).ToList();
         var search = cells.Select(c => c.Search).FirstOrDefault(s => s is not null);
-        return new LoadSeries(cells.Key, points, search?.SustainableRatePerPublisher, search?.BracketHigh, search?.Result ?? string.Empty);
+        var key = cells.First().Key;
+        return new LoadSeries(key.Transport, key.Wait, cells.Key, points, search?.SustainableRatePerPublisher, search?.BracketHigh, search?.Result ?? string.Empty);
     }
 
     private static LoadPoint Point(double rate, RepetitionResult r, bool? passed, string reason) => new(rate, r.MessagesPerSecond, r.Latency.P50, r.Latency.P99,

@@ -25,14 +25,14 @@ public static class LoadTables
             text.AppendLine("|---|---|---|---|---|---|---|---|---|---|");
             foreach (var (series, p) in Rows(chart))
             {
-                text.AppendLine($"| {MarkdownReport.Escape(series.Transport)} | {Count(p.OfferedPerPublisher)} | {Count(p.DeliveredPerSecond)} | {Micros(p.P50)} | " +
+                text.AppendLine($"| {MarkdownReport.Escape(series.Name)} | {Count(p.OfferedPerPublisher)} | {Count(p.DeliveredPerSecond)} | {Micros(p.P50)} | " +
                     $"{Micros(p.P99)} | {Micros(p.P999)} | {Micros(p.Max)} | {Lag(p)} | {p.CpuNanosecondsPerMessage:0} | {MarkdownReport.Escape(Verdict(p))} |");
             }
 
             text.AppendLine();
             foreach (var series in chart.Series.Where(s => s.SearchResult.Length > 0))
             {
-                text.AppendLine($"- {MarkdownReport.Escape(series.Transport)}: {MarkdownReport.Escape(Sustainable(series))}");
+                text.AppendLine($"- {MarkdownReport.Escape(series.Name)}: {MarkdownReport.Escape(Sustainable(series))}");
             }
 
             text.AppendLine();
@@ -55,7 +55,7 @@ public static class LoadTables
                 "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>Sender lag p99 µs</th><th>CPU ns/msg</th><th>Probe</th></tr></thead><tbody>\n");
             foreach (var (series, p) in Rows(chart))
             {
-                html.Append($"<tr><td>{E(series.Transport)}</td><td>{Count(p.OfferedPerPublisher)}</td><td>{Count(p.DeliveredPerSecond)}</td><td>{Micros(p.P50)}</td>" +
+                html.Append($"<tr><td>{E(series.Name)}</td><td>{Count(p.OfferedPerPublisher)}</td><td>{Count(p.DeliveredPerSecond)}</td><td>{Micros(p.P50)}</td>" +
                     $"<td>{Micros(p.P99)}</td><td>{Micros(p.P999)}</td><td>{Micros(p.Max)}</td><td>{Lag(p)}</td><td>{p.CpuNanosecondsPerMessage:0}</td>" +
                     $"<td{(p.Passed == false ? " class=\"failed-probe\"" : string.Empty)}>{E(Verdict(p))}</td></tr>\n");
             }
@@ -63,7 +63,7 @@ public static class LoadTables
             html.Append("</tbody></table>\n<ul class=\"sustainable\">\n");
             foreach (var series in chart.Series.Where(s => s.SearchResult.Length > 0))
             {
-                html.Append($"<li>{E(series.Transport)}: {E(Sustainable(series))}</li>\n");
+                html.Append($"<li>{E(series.Name)}: {E(Sustainable(series))}</li>\n");
             }
 
             html.Append("</ul>\n");

@@ -46,20 +46,37 @@ public sealed record CellKey(
     /// <summary>"@ 10.0 K/s" per publisher for a rate-limited cell; null closed loop (what every label said before rates were keyed).</summary>
     private string? RateText => RatePerPublisher > 0 ? $"@ {ReportFormatting.Count(RatePerPublisher)}/s" : null;
 
+    /// <summary>"block", "yield" or "spin"; null when the key leaves the wait to the transport's default without naming it.</summary>
+    private string? WaitText => Wait == CellWait.Default ? null : Wait.ToString().ToLowerInvariant();
+
+    /// <summary>The payload as every label writes it, e.g. "64 KB": also the charts' payload ticks.</summary>
+    public string PayloadText => ReportFormatting.Bytes(PayloadBytes);
+
     /// <summary>A short label for tables and chart legends, e.g. "uds 1 KB 1:1 full".</summary>
     public string Label => string.Join(' ', new[]
     {
-        Transport, ReportFormatting.Bytes(PayloadBytes), $"{Publishers}:{Subscribers}" + (Topology == CellTopology.Paired ? " paired" : string.Empty),
+        Transport, PayloadText, $"{Publishers}:{Subscribers}" + (Topology == CellTopology.Paired ? " paired" : string.Empty),
         Access == CellAccess.Full ? "full" : "header-only",
         Mode == CellMode.RoundTrip ? "round-trip" : null,
-        Wait == CellWait.Default ? null : Wait.ToString().ToLowerInvariant(),
+        WaitText,
         RateText,
     }.Where(p => p is not null));
 
-    /// <summary>The cell's shape without transport and payload: the charts draw one series per transport within it.</summary>
-    public string Shape => $"{Publishers}:{Subscribers}{(Topology == CellTopology.Paired ? " paired" : string.Empty)}, " +
+    /// <summary>The cell's shape without transport and payload, e.g. "1:1, full, stream, block": the tables group by it.</summary>
+    public string Shape => ShapeText(withWait: true);
+
+    /// <summary>
+    /// The shape with the wait strategy left out: what a chart holds. Each transport resolves its own default wait (uds
+    /// block, shm-ring yield), so grouped by <see cref="Shape"/> a quick matrix would need a chart per wait to compare them.
+    /// </summary>
+    public string ChartShape => ShapeText(withWait: false);
+
+    /// <summary>A series on a chart of <see cref="ChartShape"/>: the transport with its wait named, e.g. "uds (block)".</summary>
+    public string SeriesName => WaitText is { } wait ? $"{Transport} ({wait})" : Transport;
+
+    private string ShapeText(bool withWait) => $"{Publishers}:{Subscribers}{(Topology == CellTopology.Paired ? " paired" : string.Empty)}, " +
         $"{(Access == CellAccess.Full ? "full" : "header-only")}, {(Mode == CellMode.RoundTrip ? "round trip" : "stream")}" +
-        (Wait == CellWait.Default ? string.Empty : $", {Wait.ToString().ToLowerInvariant()}") +
+        (withWait && WaitText is { } wait ? $", {wait}" : string.Empty) +
         (RateText is { } rate ? $", {rate} per publisher" : string.Empty);
 }
 

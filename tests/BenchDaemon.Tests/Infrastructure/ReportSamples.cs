@@ -50,6 +50,34 @@ internal static class ReportSamples
     }
 
     /// <summary>
+    /// `run`'s quick matrix: five transports at 8 B, 1 KB, 64 KB and 512 KB, 1:1 FULL streams, in the waits a suite
+    /// records for them (<see cref="ResolvedWaits"/>). Its own seed, so the other samples render as before.
+    /// </summary>
+    public static SuiteReport QuickMatrix(int repetitions = 3)
+    {
+        var random = new Random(35);
+        var cells = (from transport in new[] { "channels", "uds", "shm-ring", "iceoryx2", "tcp" }
+                     from payload in new[] { 8, 1024, 65536, 524288 }
+                     let key = new CellKey(transport, payload)
+                     select new ReportCell(key, TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(0.5), Enumerable.Range(1, repetitions)
+                         .Select(r => Repetition(random, key, r, $"{transport}-{payload}-{r}", failed: false)).ToList(), [])).ToList();
+        return ResolvedWaits(new SuiteReport("suite-0035", "quick matrix", "COMPLETED", new DateTimeOffset(2026, 11, 27, 0, 0, 0, TimeSpan.Zero), null,
+            repetitions, Environment, cells));
+    }
+
+    /// <summary>
+    /// The cells in the waits their transports default to, named as a suite records them (the validator resolves the
+    /// default): channels, shm-ring and iceoryx2 yield, uds, tcp and the rest block.
+    /// </summary>
+    public static SuiteReport ResolvedWaits(SuiteReport report) => report with
+    {
+        Cells = [.. report.Cells.Select(c => c with
+        {
+            Key = c.Key with { Wait = c.Key.Transport is "channels" or "shm-ring" or "iceoryx2" ? CellWait.Yield : CellWait.Block },
+        })],
+    };
+
+    /// <summary>
     /// A suite whose vCPUs moved between rounds, as on the lab VM: rounds 1, 3 and 4 near (core-to-core probe ~100–140 ns),
     /// 2, 5 and 6 far (~480–630 ns). shm-ring and channels at 8 B run 3.5x and 2.5x faster near (bimodal by placement),
     /// uds does not notice (unimodal). Its own seed, so the other samples render as before.

@@ -65,28 +65,51 @@
   };
 
   const cells = doc.cells.filter((c) => c.summary.figures.repetitions > 0);
-  const shapes = groupBy(cells, (c) => c.shape);
+  // A chart per shape whatever the wait: each transport resolves its own default (uds block, shm-ring yield), and
+  // transports are compared on one axis or not at all. A series is a transport and wait, coloured by the transport,
+  // the wait drawn as its marker and dash and named in the legend.
+  const shapes = groupBy(cells, (c) => c.key.chart_shape);
   const transportsOf = (list) => [...new Set(list.map((c) => c.key.transport))];
-  const perTransport = (list, point) => transportsOf(list).map((t, i) => {
-    const own = list.filter((c) => c.key.transport === t).sort((a, b) => a.key.payload_bytes - b.key.payload_bytes);
-    return { label: t, data: own.map(point), borderColor: colour(t, i), backgroundColor: colour(t, i) };
-  });
+  const waitStyle = {
+    default: { pointStyle: 'circle', borderDash: [] }, block: { pointStyle: 'circle', borderDash: [] },
+    yield: { pointStyle: 'rectRot', borderDash: [6, 3] }, spin: { pointStyle: 'triangle', borderDash: [2, 2] },
+  };
+  const seriesName = (c) => c.key.series_name;
+  const rowName = (c) => `${c.key.series_name} ${c.key.payload_text}`;
+  const seriesStyle = (c, list) => {
+    const col = colour(c.key.transport, transportsOf(list).indexOf(c.key.transport));
+    return { borderColor: col, backgroundColor: col, pointRadius: 4, ...(waitStyle[c.key.wait] || waitStyle.default) };
+  };
+  const perSeries = (list, point) => [...groupBy(list, seriesName)].map(([label, own]) => ({ label, ...seriesStyle(own[0], list),
+    data: [...own].sort((a, b) => a.key.payload_bytes - b.key.payload_bytes).map(point) }));
+  // The legend draws each series' marker, so it tells the waits apart as the lines do.
+  const markerLegend = { legend: { labels: { usePointStyle: true, boxHeight: 8 } } };
+  // Ticks at the payloads measured and nowhere else, written as bytes: a log axis' own ticks (100, 150, 200, 300, …)
+  // name sizes nobody ran and overlap. Half a step of margin keeps the end points off the frame.
+  const payloadAxis = (list) => {
+    const payloads = [...new Set(list.map((c) => c.key.payload_bytes))].sort((a, b) => a - b);
+    const text = new Map(list.map((c) => [c.key.payload_bytes, c.key.payload_text]));
+    return { ...log('payload'), min: payloads[0] / 2, max: payloads[payloads.length - 1] * 2,
+      afterBuildTicks: (axis) => { axis.ticks = payloads.map((value) => ({ value })); },
+      ticks: { autoSkip: false, callback: (value) => text.get(value) ?? '' } };
+  };
   const spread = (s) => ({ y: s.median, yMin: s.min, yMax: s.max });
 
-  // msg/s and MB/s against payload, per transport, log-log, with the repetitions' min-max as error bars.
+  // msg/s and MB/s against payload, a series per transport and wait, log-log, with the repetitions' min-max as error bars.
   const rates = section('Throughput and bandwidth against payload',
-    'Median over the repetitions; error bars span min to max. Log-log: a transport that collapses with payload size bends down.');
+    'Median over the repetitions; error bars span min to max. Log-log: a transport that collapses with payload size bends down. ' +
+    'Each transport in its wait strategy (legend): block ● solid, yield ◆ dashed, spin ▲ dotted.');
   for (const [shape, list] of shapes) {
-    const xs = { x: log('payload bytes') };
+    const xs = { x: payloadAxis(list) };
     chart(rates, 'throughput', `msg/s — ${shape}`, { type: 'lineWithErrorBars',
-      data: { datasets: perTransport(list, (c) => ({ x: c.key.payload_bytes, ...spread(c.summary.figures.messages_per_second) })) },
-      options: { scales: { ...xs, y: log(list[0].key.mode === 'round_trip' ? 'round trips/s' : 'msg/s') } } });
+      data: { datasets: perSeries(list, (c) => ({ x: c.key.payload_bytes, ...spread(c.summary.figures.messages_per_second) })) },
+      options: { scales: { ...xs, y: log(list[0].key.mode === 'round_trip' ? 'round trips/s' : 'msg/s') }, plugins: markerLegend } });
     chart(rates, 'bandwidth', `MB/s — ${shape}`, { type: 'lineWithErrorBars',
-      data: { datasets: perTransport(list, (c) => {
+      data: { datasets: perSeries(list, (c) => {
         const b = c.summary.figures.bytes_per_second;
         return { x: c.key.payload_bytes, y: b.median / 1e6, yMin: b.min / 1e6, yMax: b.max / 1e6 };
       }) },
-      options: { scales: { ...xs, y: log('MB/s (payload)') } } });
+      options: { scales: { ...xs, y: log('MB/s (payload)') }, plugins: markerLegend } });
   }
 
   // HDR-style latency: the percentile axis is -log10(1 - p), so 90 %, 99 %, 99.9 %, 99.99 % are equally spaced.
@@ -98,38 +121,42 @@
       const f = (c) => c.summary.figures;
       const withSamples = own.filter((c) => f(c).latency_p50.median > 0);
       if (withSamples.length === 0) continue;
-      chart(latency, 'latency', `Latency — ${shape}, ${payload} B`, { type: 'line',
-        data: { datasets: withSamples.map((c, i) => ({ label: c.key.transport, borderColor: colour(c.key.transport, i),
-          backgroundColor: colour(c.key.transport, i),
+      chart(latency, 'latency', `Latency — ${shape}, ${own[0].key.payload_text}`, { type: 'line',
+        data: { datasets: withSamples.map((c) => ({ label: seriesName(c), ...seriesStyle(c, list),
           data: [[50, f(c).latency_p50], [90, f(c).latency_p90], [99, f(c).latency_p99], [99.9, f(c).latency_p999], [99.99, f(c).latency_p9999]]
             .map(([p, s]) => ({ x: nines(p), y: s.median / 1e3 })) })) },
         options: { scales: {
           x: { type: 'linear', min: 0, max: 4, title: { display: true, text: 'percentile' },
             ticks: { stepSize: 1, callback: (v) => `${Number((100 - 100 / 10 ** v).toFixed(2))} %` } },
-          y: log('µs') } } });
+          y: log('µs') },
+        plugins: markerLegend } });
     }
   }
 
-  // Latency against offered load (rate sweeps and searches): p50, p99 and p99.9 per transport on a log rate axis, a
-  // search's sustainable rate as a vertical line in the transport's colour.
+  // Latency against offered load (rate sweeps and searches): p50, p99 and p99.9 per transport and wait on a log rate axis,
+  // a search's sustainable rate as a vertical line in the transport's colour. The dash tells the percentiles apart here,
+  // so the wait is the marker alone.
   if (doc.load.length > 0) {
     const load = section('Latency against load', 'Offered msg/s per publisher (log) against latency from intended send times: p50 solid, ' +
-      'p99 dashed, p99.9 dotted; a thin vertical line marks a transport\'s sustainable rate. The table below lists every point.');
+      'p99 dashed, p99.9 dotted, the marker the wait strategy (block ●, yield ◆, spin ▲); a thin vertical line marks a transport\'s ' +
+      'sustainable rate. The table below lists every point.');
     for (const c of doc.load) {
       const datasets = [];
-      c.series.forEach((s, i) => {
-        const col = colour(s.transport, i);
+      const transports = [...new Set(c.series.map((s) => s.transport))];
+      for (const s of c.series) {
+        const col = colour(s.transport, transports.indexOf(s.transport));
+        const { pointStyle } = waitStyle[s.wait] || waitStyle.default;
         for (const [name, field, dash] of [['p50', 'p50', []], ['p99', 'p99', [6, 3]], ['p99.9', 'p999', [2, 2]]]) {
           const data = s.points.filter((p) => p[field] > 0).map((p) => ({ x: p.offered_per_publisher, y: p[field] / 1e3 }));
-          if (data.length > 0) datasets.push({ label: `${s.transport} ${name}`, borderColor: col, backgroundColor: col, borderDash: dash, data });
+          if (data.length > 0) datasets.push({ label: `${s.name} ${name}`, borderColor: col, backgroundColor: col, borderDash: dash, pointStyle, pointRadius: 4, data });
         }
         const ys = s.points.flatMap((p) => [p.p50, p.p999]).filter((v) => v > 0);
         if (s.sustainable_rate_per_publisher && ys.length > 0) {
           const x = s.sustainable_rate_per_publisher;
-          datasets.push({ label: `${s.transport} sustainable`, borderColor: col, backgroundColor: col, borderWidth: 1, pointRadius: 0,
+          datasets.push({ label: `${s.name} sustainable`, borderColor: col, backgroundColor: col, borderWidth: 1, pointRadius: 0,
             borderDash: [1, 3], data: [{ x, y: Math.min(...ys) / 1e3 }, { x, y: Math.max(...ys) / 1e3 }] });
         }
-      });
+      }
       if (datasets.length === 0) continue;
       chart(load, 'load', `Latency against load — ${c.title}`, { type: 'line', data: { datasets },
         options: { scales: { x: log('offered msg/s per publisher'), y: log('µs') } } });
@@ -143,7 +170,7 @@
     const s = (c) => c.summary;
     const value = (v) => (v > 0 ? v : null);
     chart(cpu, 'cpu', `CPU ns per message — ${shape}`, { type: 'bar',
-      data: { labels: list.map((c) => `${c.key.transport} ${c.key.payload_bytes} B`), datasets: [
+      data: { labels: list.map(rowName), datasets: [
         { label: 'daemon (publishers)', data: list.map((c) => value(s(c).daemon_cpu_nanoseconds_per_message)), backgroundColor: '#4e79a7' },
         { label: 'agents (subscribers)', data: list.map((c) => value(s(c).agents_cpu_nanoseconds_per_message)), backgroundColor: '#f28e2b' },
       ] },
@@ -155,7 +182,7 @@
     'msg/s of each cell as % of its median: the bar is the median, error bars the min and max run. Red: spread above 10 %.');
   for (const [shape, list] of shapes) {
     chart(spreads, 'spread', `Run-to-run spread — ${shape}`, { type: 'barWithErrorBars',
-      data: { labels: list.map((c) => `${c.key.transport} ${c.key.payload_bytes} B`), datasets: [{
+      data: { labels: list.map(rowName), datasets: [{
         label: 'msg/s, % of median',
         data: list.map((c) => {
           const m = c.summary.figures.messages_per_second;
@@ -173,7 +200,7 @@
   const strips = section('Every repetition, by placement', 'One point per successful repetition, jittered within its cell\'s row; ' +
     `≋ marks a cell whose msg/s repetitions form two or more modes${doc.placement ? `; ${doc.placement.description}` : ''}.`);
   for (const [shape, list] of shapes) {
-    const rows = list.map((c) => `${c.key.transport} ${c.key.payload_bytes} B${c.modality.messages_per_second.kind === 'multimodal' ? ' ≋' : ''}`);
+    const rows = list.map((c) => `${rowName(c)}${c.modality.messages_per_second.kind === 'multimodal' ? ' ≋' : ''}`);
     const points = list.flatMap((c, row) => c.repetitions.map((r, i) => ({ r, row, placement: c.modality.placements[i],
       y: row + ((i % 7) - 3) * 0.06 })).filter((p) => !p.r.error));
     const datasets = Object.keys(placementColour).map((placement) => ({
