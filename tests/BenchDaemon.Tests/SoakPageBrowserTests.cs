@@ -1,5 +1,4 @@
 using System.Text.Json;
-using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Reports;
 using IpcBench.Daemon.Tests.Infrastructure;
 using Xunit.Abstractions;
@@ -49,20 +48,17 @@ public sealed class SoakPageBrowserTests(ITestOutputHelper output)
     /// <summary>Two hours of 10-second points: a steady rate, a p99 with noise, and each process's memory flat.</summary>
     private static SoakPageScenario Scenario(string transport, int agents)
     {
-        var points = Enumerable.Range(0, 720).Select(i =>
+        var hours = Enumerable.Range(0, 720).Select(i => (5 + 10 * i) / 3600.0).ToList();
+        var points = hours.Select((h, i) => new SoakPagePoint(h, 4000 + i % 3, 60_000, 2_000_000 + i % 11 * 10_000, 5_000_000)).ToList();
+        var memory = new List<SoakPageMemory>();
+        for (int index = -1; index < agents; index++)
         {
-            var processes = new List<SoakProcessValue>();
-            for (int index = -1; index < agents; index++)
-            {
-                string role = index < 0 ? "daemon" : "agent";
-                processes.Add(new(role, index, ProcessResource.RssBytes, 90e6 + i % 7 * 1e5));
-                processes.Add(new(role, index, ProcessResource.GcCommittedBytes, 40e6));
-                processes.Add(new(role, index, ProcessResource.ManagedHeapBytes, 20e6 + i % 5 * 1e5));
-                processes.Add(new(role, index, ProcessResource.Threads, 30));
-            }
+            string process = index < 0 ? "daemon" : $"agent {index}";
+            memory.Add(new(process, index < 0, "rss", [.. hours.Select((h, i) => (h, 90e6 + i % 7 * 1e5))]));
+            memory.Add(new(process, index < 0, "committed", [.. hours.Select(h => (h, 40e6))]));
+            memory.Add(new(process, index < 0, "heap", [.. hours.Select((h, i) => (h, 20e6 + i % 5 * 1e5))]));
+        }
 
-            return new SoakPoint(TimeSpan.FromSeconds(5 + 10 * i), 4000 + i % 3, 60_000, 2_000_000 + i % 11 * 10_000, 5_000_000, processes);
-        }).ToList();
-        return new SoakPageScenario(transport + "-id", transport + " 1 KB", "SCENARIO_STATE_COMPLETED", string.Empty, DateTime.UtcNow, 0, 0, 0, null, points);
+        return new SoakPageScenario(transport + "-id", transport + " 1 KB", "SCENARIO_STATE_COMPLETED", string.Empty, DateTime.UtcNow, 0, 0, 0, null, points, memory);
     }
 }

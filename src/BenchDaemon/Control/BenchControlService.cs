@@ -175,7 +175,7 @@ public sealed class BenchControlService(
         else if (format == ExportFormat.SoakHtml)
         {
             response.ContentType = ScenarioExporter.HtmlContentType;
-            response.Content = ScenarioExporter.SoakHtml(records, catalog.SoakPoints);
+            response.Content = SoakPages.Render(records, catalog.SoakPoints);
         }
         else if (format == ExportFormat.HdrLog)
         {

@@ -69,30 +69,8 @@ public static class ScenarioExporter
         return reader.ReadToEnd();
     }
 
-    /// <summary>The soak page of <paramref name="results"/>, started together; <paramref name="pointsOf"/> reads a scenario's soak points.</summary>
-    public static string SoakHtml(IReadOnlyList<ScenarioResult> results, Func<string, IReadOnlyList<SoakPoint>> pointsOf)
-    {
-        var scenarios = results.Select(r =>
-        {
-            var s = r.Scenario;
-            var stats = s.Stats;
-            return new SoakPageScenario(s.Id, SoakLabel(s.Spec), EnumName(ScenarioProtos.ToProto(s.State)), s.Error, s.StartedAt,
-                stats?.MessagesLost ?? 0, stats?.MessagesDuplicated ?? 0, stats?.MessagesCorrupted ?? 0, stats?.Soak, pointsOf(s.Id));
-        }).ToList();
-        return SoakPage.Render(scenarios, results.FirstOrDefault()?.Scenario.Environment is { } env ? SuiteReports.Environment(env) : null);
-    }
-
-    private static string SoakLabel(RunSpec? spec)
-    {
-        if (spec is null)
-        {
-            return "–";
-        }
-
-        string wait = spec.WaitMode?.ToString().ToLowerInvariant() ?? "default wait";
-        string rate = spec.RatePerPublisher > 0 ? $"{ReportFormatting.Count(spec.RatePerPublisher)} msg/s per publisher" : "closed loop";
-        return $"{spec.Transport} {ReportFormatting.Bytes(spec.PayloadBytes)} {spec.Publishers}:{spec.Subscribers} {spec.Topology.ToString().ToLowerInvariant()} {wait}, {rate}";
-    }
+    /// <summary>A state's proto name (SCENARIO_STATE_COMPLETED), as the CSV and the soak page show it.</summary>
+    public static string StateName(RunState state) => EnumName(ScenarioProtos.ToProto(state));
 
     public static ScenarioExport ParseJson(string json) => JsonParser.Default.Parse<ScenarioExport>(json);
 

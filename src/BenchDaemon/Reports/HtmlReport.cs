@@ -14,7 +14,7 @@ namespace IpcBench.Daemon.Reports;
 public static class HtmlReport
 {
     private static readonly Lazy<string> Scripts = new(() => string.Join("\n",
-        Asset("chart.umd.min.js"), Asset("chartjs-chart-error-bars.umd.min.js"), Asset("report.js")));
+        Asset("chart.umd.min.js"), Asset("chartjs-chart-error-bars.umd.min.js"), Asset("figures.js"), Asset("report.js")));
 
     /// <summary>report.css, for other pages that should look like a report (the lab report of `run --daemons`).</summary>
     public static string Style => Asset("report.css");

@@ -2,15 +2,31 @@ using System.Globalization;
 using System.Text;
 using System.Text.Encodings.Web;
 using System.Text.Json;
-using IpcBench.Daemon.Model;
 using static IpcBench.Daemon.Reports.ReportFormatting;
 
 namespace IpcBench.Daemon.Reports;
 
-/// <summary>One scenario of a soak as its page shows it: what ran, how it ended, the judgement and every point.</summary>
+/// <summary>A slope per hour with its 95 % interval, over <paramref name="Points"/> points.</summary>
+public sealed record SoakPageSlope(double PerHour, double LowPerHour, double HighPerHour, int Points);
+
+/// <summary>One resource of one process ("daemon", "agent 2"): its latest reading and slopes; <paramref name="Counted"/> for threads and descriptors (else bytes).</summary>
+public sealed record SoakPageResource(string Process, string Resource, bool Counted, double Latest, SoakPageSlope? SinceStart, SoakPageSlope? LastWindow);
+
+/// <summary>The judgement as the page shows it.</summary>
+public sealed record SoakPageJudgement(
+    string Verdict, IReadOnlyList<string> Reasons, TimeSpan JudgedOver, double? FirstWindowPerSecond, double? LastWindowPerSecond,
+    SoakPageSlope? Throughput, long? LastP99Ns, SoakPageSlope? P99, IReadOnlyList<SoakPageResource> Resources);
+
+/// <summary>A point <paramref name="Hours"/> into the measured window: its delivered msg/s and latency percentiles.</summary>
+public sealed record SoakPagePoint(double Hours, double Rate, long? P50Ns, long? P99Ns, long? P999Ns);
+
+/// <summary>One process's memory series ("rss", "committed" or "heap") in bytes against hours; <paramref name="IsDaemon"/> tells the daemon from agents.</summary>
+public sealed record SoakPageMemory(string Process, bool IsDaemon, string Measure, IReadOnlyList<(double Hours, double Bytes)> Points);
+
+/// <summary>One scenario of a soak as its page shows it: what ran, how it ended, the judgement, every point and memory series.</summary>
 public sealed record SoakPageScenario(
     string Id, string Label, string State, string Error, DateTime? StartedAt, long Lost, long Duplicated, long Corrupted,
-    SoakSummary? Soak, IReadOnlyList<SoakPoint> Points);
+    SoakPageJudgement? Soak, IReadOnlyList<SoakPagePoint> Points, IReadOnlyList<SoakPageMemory> Memory);
 
 /// <summary>
 /// A soak's page (EXPORT_FORMAT_SOAK_HTML, `run --soak`'s soak.html): the verdicts with their reasons and slopes,
@@ -20,7 +36,7 @@ public sealed record SoakPageScenario(
 public static class SoakPage
 {
     private static readonly Lazy<string> Scripts = new(() => string.Join("\n",
-        HtmlReport.Asset("chart.umd.min.js"), HtmlReport.Asset("soak.js")));
+        HtmlReport.Asset("chart.umd.min.js"), HtmlReport.Asset("figures.js"), HtmlReport.Asset("soak.js")));
 
     public static string Render(IReadOnlyList<SoakPageScenario> scenarios, ReportEnvironment? environment)
     {
@@ -56,14 +72,14 @@ public static class SoakPage
         foreach (var s in scenarios)
         {
             var soak = s.Soak;
-            string verdict = soak is null ? "NOT JUDGED" : soak.Verdict.ToString().ToUpperInvariant();
+            string verdict = soak?.Verdict ?? "NOT JUDGED";
             string reasons = soak is null ? "shorter than a judged soak" : string.Join("; ", soak.Reasons);
             html.Append($"<tr><td>{E(s.Label)}<br><code>{E(s.Id)}</code></td><td>{E(s.State)}{(s.Error.Length > 0 ? $": {E(s.Error)}" : string.Empty)}</td>" +
                 $"<td class=\"verdict {E(verdict.ToLowerInvariant())}\"><strong>{E(verdict)}</strong></td>" +
                 $"<td>{E(soak is null ? "–" : Span(soak.JudgedOver))}</td><td>{s.Lost} / {s.Duplicated} / {s.Corrupted}</td>" +
-                $"<td>{E(soak?.FirstWindowMessagesPerSecond is { } first && soak.LastWindowMessagesPerSecond is { } last ? $"{Count(first)} → {Count(last)}" : "–")}</td>" +
-                $"<td>{E(Slope(soak?.Throughput.SinceStart, Count))}</td><td>{E(soak?.LastP99Ns is { } p99 ? Micros(p99) : "–")}</td>" +
-                $"<td>{E(Slope(soak?.LatencyP99Ns.SinceStart, Micros))}</td><td class=\"method\">{E(reasons)}</td></tr>\n");
+                $"<td>{E(soak?.FirstWindowPerSecond is { } first && soak.LastWindowPerSecond is { } last ? $"{Count(first)} → {Count(last)}" : "–")}</td>" +
+                $"<td>{E(Slope(soak?.Throughput, Count))}</td><td>{E(soak?.LastP99Ns is { } p99 ? Micros(p99) : "–")}</td>" +
+                $"<td>{E(Slope(soak?.P99, Micros))}</td><td class=\"method\">{E(reasons)}</td></tr>\n");
         }
 
         html.Append("</tbody></table></section>\n");
@@ -77,16 +93,21 @@ public static class SoakPage
             "</tr></thead><tbody>\n");
         foreach (var s in scenarios)
         {
-            foreach (var hour in s.Points.GroupBy(p => (int)p.At.TotalHours))
+            foreach (var hour in s.Points.GroupBy(p => (int)p.Hours))
             {
                 var points = hour.ToList();
                 var p99s = points.Where(p => p.P99Ns is not null).Select(p => (double)p.P99Ns!.Value).Order().ToList();
-                var lastWithProcesses = points.LastOrDefault(p => p.Processes.Count > 0);
-                string Rss(Func<SoakProcessValue, bool> which) => lastWithProcesses is null ? "–"
-                    : Mib(lastWithProcesses.Processes.Where(v => v.Resource == ProcessResource.RssBytes && which(v)).Sum(v => v.Value));
-                html.Append($"<tr><td>{E(s.Label)}</td><td>{hour.Key + 1}</td><td>{points.Count}</td><td>{E(Count(points.Average(p => p.DeliveredPerSecond)))}</td>" +
+                // Each process's last RSS reading inside the hour, summed over the daemon or over the agents.
+                string Rss(bool daemon)
+                {
+                    var last = s.Memory.Where(m => m.Measure == "rss" && m.IsDaemon == daemon)
+                        .Select(m => m.Points.LastOrDefault(x => (int)x.Hours == hour.Key)).Where(x => x.Bytes > 0).ToList();
+                    return last.Count == 0 ? "–" : Mib(last.Sum(x => x.Bytes));
+                }
+
+                html.Append($"<tr><td>{E(s.Label)}</td><td>{hour.Key + 1}</td><td>{points.Count}</td><td>{E(Count(points.Average(p => p.Rate)))}</td>" +
                     $"<td>{E(p99s.Count > 0 ? Micros(p99s[p99s.Count / 2]) : "–")}</td><td>{E(p99s.Count > 0 ? Micros(p99s[^1]) : "–")}</td>" +
-                    $"<td>{E(Rss(v => v.Index < 0))}</td><td>{E(Rss(v => v.Index >= 0))}</td></tr>\n");
+                    $"<td>{E(Rss(daemon: true))}</td><td>{E(Rss(daemon: false))}</td></tr>\n");
             }
         }
 
@@ -99,14 +120,11 @@ public static class SoakPage
             "<th>Process</th><th>Resource</th><th>Latest</th><th>Since the start</th><th>Last window</th></tr></thead><tbody>\n");
         foreach (var s in scenarios)
         {
-            foreach (var process in s.Soak?.Processes ?? [])
+            foreach (var r in s.Soak?.Resources ?? [])
             {
-                foreach (var r in process.Resources)
-                {
-                    Func<double, string> format = r.Resource is ProcessResource.Threads or ProcessResource.Descriptors ? Count : Mib;
-                    html.Append($"<tr><td>{E(s.Label)}</td><td>{E(ProcessName(process.Role, process.Index))}</td><td>{E(r.Resource.ToString())}</td>" +
-                        $"<td>{E(format(r.Latest))}</td><td>{E(Slope(r.Trend.SinceStart, format))}</td><td>{E(Slope(r.Trend.LastWindow, format))}</td></tr>\n");
-                }
+                Func<double, string> format = r.Counted ? Count : Mib;
+                html.Append($"<tr><td>{E(s.Label)}</td><td>{E(r.Process)}</td><td>{E(r.Resource)}</td>" +
+                    $"<td>{E(format(r.Latest))}</td><td>{E(Slope(r.SinceStart, format))}</td><td>{E(Slope(r.LastWindow, format))}</td></tr>\n");
             }
         }
 
@@ -119,28 +137,23 @@ public static class SoakPage
         {
             id = s.Id,
             label = s.Label,
-            points = s.Points.Select(p => new { hours = p.At.TotalHours, rate = p.DeliveredPerSecond, p50 = p.P50Ns, p99 = p.P99Ns, p999 = p.P999Ns }),
-            processes = s.Points.SelectMany(p => p.Processes.Select(v => (p.At, v)))
-                .Where(x => x.v.Resource is ProcessResource.RssBytes or ProcessResource.ManagedHeapBytes or ProcessResource.GcCommittedBytes)
-                .GroupBy(x => (x.v.Role, x.v.Index, x.v.Resource))
-                .Select(g => new
-                {
-                    name = ProcessName(g.Key.Role, g.Key.Index),
-                    resource = g.Key.Resource switch { ProcessResource.RssBytes => "rss", ProcessResource.ManagedHeapBytes => "heap", _ => "committed" },
-                    points = g.Select(x => new[] { x.At.TotalHours, x.v.Value / (1024 * 1024) }),
-                }),
+            points = s.Points.Select(p => new { hours = p.Hours, rate = p.Rate, p50 = p.P50Ns, p99 = p.P99Ns, p999 = p.P999Ns }),
+            processes = s.Memory.Select(m => new
+            {
+                name = m.Process,
+                resource = m.Measure,
+                points = m.Points.Select(x => new[] { x.Hours, x.Bytes / (1024 * 1024) }),
+            }),
         }),
     };
 
     private static string E(string value) => HtmlEncoder.Default.Encode(value);
 
-    private static string ProcessName(string role, int index) => index < 0 ? role : $"{role} {index}";
-
     private static string Mib(double bytes) => (bytes / (1024 * 1024)).ToString("0.0", CultureInfo.InvariantCulture);
 
     private static string Span(TimeSpan span) => span.TotalHours >= 1 ? $"{span.TotalHours:0.00} h" : $"{span.TotalMinutes:0.0} min";
 
-    private static string Slope(TrendSlope? slope, Func<double, string> format) => slope is null ? "–"
+    private static string Slope(SoakPageSlope? slope, Func<double, string> format) => slope is null ? "–"
         : $"{Signed(slope.PerHour, format)} ({Signed(slope.LowPerHour, format)} to {Signed(slope.HighPerHour, format)}), {slope.Points} points";
 
     private static string Signed(double value, Func<double, string> format) => (value < 0 ? "−" : "+") + format(Math.Abs(value));

@@ -58,7 +58,7 @@ internal static class SoakRun
         var records = runs.Select(r => catalog.Record(catalog.Get(r.Id))).ToList();
         await RunCommand.WriteResultsAsync(settings.OutputDirectory, records, catalog).ConfigureAwait(false);
         string page = Path.Combine(settings.OutputDirectory, "soak.html");
-        await File.WriteAllTextAsync(page, ScenarioExporter.SoakHtml(records, catalog.SoakPoints)).ConfigureAwait(false);
+        await File.WriteAllTextAsync(page, SoakPages.Render(records, catalog.SoakPoints)).ConfigureAwait(false);
         Console.Out.Write(ResultTables.Render([.. records.Select(r => Schema.ScenarioProtos.ToProto(r.Scenario))]));
         Console.Out.WriteLine();
         foreach (var record in records)

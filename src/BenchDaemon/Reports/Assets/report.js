@@ -18,39 +18,8 @@
   const main = document.getElementById('charts');
   const drawn = [];
 
-  function section(title, note, small) {
-    const s = document.createElement('section');
-    const h = document.createElement('h2');
-    h.textContent = title;
-    s.appendChild(h);
-    if (note) {
-      const p = document.createElement('p');
-      p.className = 'note';
-      p.textContent = note;
-      s.appendChild(p);
-    }
-    const grid = document.createElement('div');
-    grid.className = small ? 'grid small' : 'grid';
-    s.appendChild(grid);
-    main.appendChild(s);
-    return grid;
-  }
-
-  function chart(grid, kind, title, config, height) {
-    const figure = document.createElement('figure');
-    const caption = document.createElement('figcaption');
-    caption.textContent = title;
-    const plot = document.createElement('div');
-    plot.className = 'plot';
-    if (height) plot.style.height = `${height}px`;
-    const canvas = document.createElement('canvas');
-    canvas.dataset.kind = kind;
-    canvas.setAttribute('aria-label', title);
-    plot.appendChild(canvas);
-    figure.append(caption, plot);
-    grid.appendChild(figure);
-    drawn.push(new Chart(canvas, config));
-  }
+  const section = (title, note, small) => IpcBenchFigures.section(main, title, note, small);
+  const chart = (grid, kind, title, config, height) => drawn.push(IpcBenchFigures.chart(grid, kind, title, config, height));
 
   const log = (title) => ({ type: 'logarithmic', title: { display: true, text: title } });
   const linear = (title) => ({ type: 'linear', title: { display: true, text: title } });

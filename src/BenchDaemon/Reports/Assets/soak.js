@@ -9,36 +9,10 @@
   const palette = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#b07aa1', '#76b7b2', '#edc948', '#9c755f', '#bab0ac', '#ff9da7'];
   const main = document.getElementById('charts');
 
-  function section(title, note) {
-    const s = document.createElement('section');
-    const h = document.createElement('h2');
-    h.textContent = title;
-    s.appendChild(h);
-    const p = document.createElement('p');
-    p.className = 'note';
-    p.textContent = note;
-    s.appendChild(p);
-    const grid = document.createElement('div');
-    grid.className = 'grid';
-    s.appendChild(grid);
-    main.appendChild(s);
-    return grid;
-  }
-
   let drawn = 0;
+  const section = (title, note) => IpcBenchFigures.section(main, title, note);
   function chart(grid, kind, title, datasets, yAxis) {
-    const figure = document.createElement('figure');
-    const caption = document.createElement('figcaption');
-    caption.textContent = title;
-    const plot = document.createElement('div');
-    plot.className = 'plot';
-    const canvas = document.createElement('canvas');
-    canvas.dataset.kind = kind;
-    canvas.setAttribute('aria-label', title);
-    plot.appendChild(canvas);
-    figure.append(caption, plot);
-    grid.appendChild(figure);
-    new Chart(canvas, {
+    IpcBenchFigures.chart(grid, kind, title, {
       type: 'line',
       data: { datasets },
       options: {
@@ -63,7 +37,7 @@
   { type: 'logarithmic', title: { display: true, text: 'µs' } });
 
   const memory = section('Memory per process',
-    'RSS (solid), what the GC holds from the OS (dotted) and the managed heap after the last collection (dashed) of the daemon and every agent, in MiB.');
+    'RSS (solid), what the GC holds from the OS (dotted) and the live heap after the latest gen2 collection (dashed) of the daemon and every agent, in MiB.');
   over.forEach((s) => {
     const names = [...new Set(s.processes.map((p) => p.name))];
     const sets = s.processes.map((p) => line(`${p.name} ${p.resource}`, palette[names.indexOf(p.name) % palette.length],
