@@ -16,7 +16,7 @@ public sealed record SuitePlan(string Name, string Preset, int Repetitions, IRea
     public RateSearchSpec? Search { get; init; }
 
     /// <summary>The most scenarios it runs, noise retries aside: every cell's fixed rounds, adaptive bound or search probes.</summary>
-    public int MaxScenarios => Cells.Count * (Search is { } search ? 1 + search.MaxSteps : Adaptive?.MaxRepetitions ?? Repetitions);
+    public int MaxScenarios => Cells.Count * ScenariosPerCell.Most(Repetitions, Adaptive, Search);
 }
 
 /// <summary>
