@@ -1,4 +1,3 @@
-using System.Net;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
 using IpcBench.Daemon.Core;
@@ -56,31 +55,8 @@ public sealed partial class ControlPlaneSecurity : IDisposable
     /// <summary>The control port's TLS certificate with its key; null: plain-text h2c.</summary>
     public X509Certificate2? Certificate { get; }
 
-    /// <summary>
-    /// True for addresses only this machine can reach: loopback IPs, localhost and unix sockets (which file permissions
-    /// protect). Any other host name counts as reachable from outside, since it may resolve to anything.
-    /// </summary>
-    public static bool IsLocalOnly(string address)
-    {
-        if (address.StartsWith("unix:", StringComparison.OrdinalIgnoreCase))
-        {
-            return true;
-        }
-
-        var withScheme = address.Contains("://", StringComparison.Ordinal) ? address : "http://" + address;
-        if (!Uri.TryCreate(withScheme, UriKind.Absolute, out var uri))
-        {
-            return false;
-        }
-
-        var host = uri.DnsSafeHost;
-        if (string.Equals(host, "localhost", StringComparison.OrdinalIgnoreCase))
-        {
-            return true;
-        }
-
-        return IPAddress.TryParse(host, out var ip) && IPAddress.IsLoopback(ip.IsIPv4MappedToIPv6 ? ip.MapToIPv4() : ip);
-    }
+    /// <summary>Whether only this machine can reach <paramref name="address"/> (<see cref="DaemonAddress.IsLocalOnly"/>); false when it is none.</summary>
+    public static bool IsLocalOnly(string address) => DaemonAddress.Parse(address) is { IsLocalOnly: true };
 
     public void Dispose() => Certificate?.Dispose();
 
