@@ -72,6 +72,19 @@ public sealed class LabOptionsTests : IDisposable
         Assert.StartsWith($"--token-file {blanks}: must hold one token", Assert.Single(Errors("run", "--daemons", "127.0.0.1:5051", "--token-file", blanks)), StringComparison.Ordinal);
     }
 
+    /// <summary>The daemon's own rules for its token: one no daemon would hold is refused before any daemon is called.</summary>
+    [Fact]
+    public void ATokenFile_ShorterThanADaemonWouldHold_OrWithBlanks_IsAUsageError()
+    {
+        var shortToken = WriteToken("0123456789abcde\n");
+        var blanks = WriteToken("a long enough token, with blanks");
+
+        Assert.Equal([$"--token-file {shortToken}: must hold one token of printable ASCII without blanks; it has 15 characters: use at least 16 (e.g. openssl rand -hex 32)"],
+            Errors("run", "--daemons", "127.0.0.1:5051", "--token-file", shortToken));
+        Assert.Equal([$"--token-file {blanks}: must hold one token of printable ASCII without blanks; it has other characters (e.g. openssl rand -hex 32 makes one)"],
+            Errors("run", "--daemons", "127.0.0.1:5051", "--token-file", blanks));
+    }
+
     [Fact]
     public void ACaFile_WithoutACertificate_IsAUsageError()
     {

@@ -102,6 +102,28 @@ public sealed partial class ReferencePresetTests
         Assert.True(missing.Count == 0, $"§{section} figures on no cell of {preset.Id}: {string.Join(", ", missing)}");
     }
 
+    /// <summary>
+    /// Presets name transports as data, and only the validator test above checks the reference presets' names: a
+    /// transport renamed or dropped in the registry must not leave a suite preset naming what StartSuite refuses. The
+    /// saturation preset promises every transport, so it must also name each one the registry ships.
+    /// </summary>
+    [Fact]
+    public void EveryTransportAPresetNames_IsInTheRegistry_AndSaturationNamesThemAll()
+    {
+        var registered = TransportRegistry.CreateDefault().All.Select(t => t.Id).ToList();
+        foreach (var preset in ReferencePresets.Suites)
+        {
+            var named = preset.Cells.Select(c => c.Key.Transport).Distinct().ToList();
+            Assert.True(named.All(registered.Contains), $"{preset.Id} names transports the registry lacks: {string.Join(", ", named.Except(registered))}");
+        }
+
+        Assert.All(SaturationPresets.All, preset =>
+        {
+            var named = preset.Cells.Select(c => c.Key.Transport).ToHashSet();
+            Assert.True(registered.All(named.Contains), $"{preset.Id} leaves out {string.Join(", ", registered.Except(named))}");
+        });
+    }
+
     private static bool Near(double a, double b) => Math.Abs(a - b) <= 0.005 * b;
 
     private static string SectionText(int section)

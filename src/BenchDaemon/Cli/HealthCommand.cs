@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.Globalization;
-using System.Net;
 using Grpc.Core;
 using Grpc.Health.V1;
 using Grpc.Net.Client;
@@ -43,28 +42,8 @@ internal static class HealthCommand
         return command;
     }
 
-    /// <summary>
-    /// Where to connect for a control address as the daemon is configured with it (host:port, or a URL): the
-    /// unspecified addresses it listens on become loopback, where a check inside the container or pod reaches it.
-    /// Null when it is no such address.
-    /// </summary>
-    internal static Uri? Target(string address)
-    {
-        var withScheme = address.Contains("://", StringComparison.Ordinal) ? address : "http://" + address;
-        if (!Uri.TryCreate(withScheme, UriKind.Absolute, out var uri) || uri.Scheme is not ("http" or "https")
-            || uri.AbsolutePath != "/" || uri.Host.Length == 0)
-        {
-            return null;
-        }
-
-        var target = new UriBuilder(uri);
-        if (IPAddress.TryParse(uri.DnsSafeHost, out var ip) && (ip.Equals(IPAddress.Any) || ip.Equals(IPAddress.IPv6Any)))
-        {
-            target.Host = ip.Equals(IPAddress.Any) ? "127.0.0.1" : "[::1]";
-        }
-
-        return target.Uri;
-    }
+    /// <summary>Where to connect for a control address as the daemon is configured with it; null when it is no host:port or URL.</summary>
+    internal static Uri? Target(string address) => DaemonAddress.Parse(address) is { IsHttpOrigin: true } parsed ? parsed.LocalTarget : null;
 
     private static async Task<int> CheckAsync(string address, string service, double seconds, CancellationToken cancellation)
     {

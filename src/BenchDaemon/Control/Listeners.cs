@@ -1,7 +1,7 @@
-using System.Net;
 using System.Security.Cryptography.X509Certificates;
 using Grpc.AspNetCore.Server;
 using Grpc.Core;
+using IpcBench.Daemon.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 
 namespace IpcBench.Daemon.Control;
@@ -35,25 +35,23 @@ public static class Listeners
             }
         }
 
-        if (address.StartsWith("unix:", StringComparison.OrdinalIgnoreCase))
+        var parsed = DaemonAddress.Parse(address);
+        if (parsed?.SocketPath is { } path)
         {
-            var path = address["unix:".Length..];
-            path = path.StartsWith("//", StringComparison.Ordinal) ? path[2..] : path;
             kestrel.ListenUnixSocket(path.Length > 0 ? path : throw new ArgumentException($"'{address}' names no socket path; use unix:/path/to/socket."), Configure);
             return;
         }
 
-        var withScheme = address.Contains("://", StringComparison.Ordinal) ? address : "http://" + address;
-        if (!Uri.TryCreate(withScheme, UriKind.Absolute, out var uri) || uri.Scheme != Uri.UriSchemeHttp)
+        if (parsed?.Uri is not { } uri || uri.Scheme != Uri.UriSchemeHttp)
         {
             throw new ArgumentException($"'{address}' is not a gRPC address; use host:port, http://host:port or unix:/path/to/socket (TLS comes from IpcBench:TlsCertificateFile, not the scheme).");
         }
 
-        if (string.Equals(uri.DnsSafeHost, "localhost", StringComparison.OrdinalIgnoreCase))
+        if (parsed.IsLocalhost)
         {
             kestrel.ListenLocalhost(uri.Port, Configure);
         }
-        else if (IPAddress.TryParse(uri.DnsSafeHost, out var ip))
+        else if (parsed.Ip is { } ip)
         {
             kestrel.Listen(ip, uri.Port, Configure);
         }

@@ -51,9 +51,9 @@ public sealed class SpecValidator(TransportRegistry transports, IOptions<DaemonO
         var duration = ReadDuration("spec.duration", spec.Duration, allowZero: false);
         var warmup = ReadDuration("spec.warmup", spec.Warmup, allowZero: true) ?? TimeSpan.Zero;
 
-        if (double.IsNaN(spec.RatePerPublisher) || double.IsInfinity(spec.RatePerPublisher) || spec.RatePerPublisher < 0 || spec.RatePerPublisher > 1e9)
+        if (!OfferedRate.InRange(spec.RatePerPublisher))
         {
-            throw Invalid("spec.rate_per_publisher", $"must be 0 (as fast as possible) to 1e9 msg/s; got {spec.RatePerPublisher}");
+            throw Invalid("spec.rate_per_publisher", $"must be {OfferedRate.Allowed}; got {spec.RatePerPublisher}");
         }
 
         var topology = spec.Topology switch

@@ -59,9 +59,8 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
             cells = [.. cells.Where(keepCell)];
         }
 
-        // An adaptive suite is judged by its bound: what it may run.
-        // A search, by its closed-loop round and its most probes.
-        int rounds = search is not null ? 1 + search.MaxSteps : adaptive?.MaxRepetitions ?? repetitions;
+        // Judged by what it may run: an adaptive suite by its bound, a search by its closed-loop round and its most probes.
+        int rounds = ScenariosPerCell.Most(repetitions, adaptive, search);
         if (cells.Count * rounds > MaxScenarios)
         {
             string what = search is not null ? "(1 + max_steps)" : adaptive is null ? "repetitions" : "max_repetitions";

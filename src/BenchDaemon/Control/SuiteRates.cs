@@ -12,9 +12,6 @@ namespace IpcBench.Daemon.Control;
 /// </summary>
 public static class SuiteRates
 {
-    /// <summary>As ScenarioSpec.rate_per_publisher's bound.</summary>
-    public const double MaxRate = 1e9;
-
     /// <summary>The offered rates the matrix's cells run at: the sweep's, or the one scalar rate.</summary>
     public static IReadOnlyList<double> Sweep(SuiteSpec spec)
     {
@@ -32,9 +29,9 @@ public static class SuiteRates
         for (int i = 0; i < spec.RatesPerPublisher.Count; i++)
         {
             double rate = spec.RatesPerPublisher[i];
-            if (!double.IsFinite(rate) || rate < 0 || rate > MaxRate)
+            if (!OfferedRate.InRange(rate))
             {
-                throw Invalid("spec.rates_per_publisher", $"[{i}] must be 0 (closed loop) to 1e9 msg/s per publisher; got {Text(rate)}");
+                throw Invalid("spec.rates_per_publisher", $"[{i}] must be {OfferedRate.Allowed} per publisher; got {Text(rate)}");
             }
 
             if (!seen.Add(rate))

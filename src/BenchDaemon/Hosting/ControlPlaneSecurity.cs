@@ -1,4 +1,3 @@
-using System.Net;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
 using IpcBench.Daemon.Core;
@@ -14,9 +13,6 @@ public sealed partial class ControlPlaneSecurity : IDisposable
 {
     /// <summary>The environment variable that may hold the token instead of <see cref="DaemonOptions.ControlTokenFile"/>.</summary>
     public const string TokenVariable = "IPCBENCH_CONTROL_TOKEN";
-
-    /// <summary>Shorter tokens are guessable; 16 random characters are well beyond any online guessing.</summary>
-    public const int MinimumTokenLength = 16;
 
     /// <summary>The listener name of the control port, which the token and the control services are scoped to.</summary>
     public const string ControlListener = "control";
@@ -56,31 +52,8 @@ public sealed partial class ControlPlaneSecurity : IDisposable
     /// <summary>The control port's TLS certificate with its key; null: plain-text h2c.</summary>
     public X509Certificate2? Certificate { get; }
 
-    /// <summary>
-    /// True for addresses only this machine can reach: loopback IPs, localhost and unix sockets (which file permissions
-    /// protect). Any other host name counts as reachable from outside, since it may resolve to anything.
-    /// </summary>
-    public static bool IsLocalOnly(string address)
-    {
-        if (address.StartsWith("unix:", StringComparison.OrdinalIgnoreCase))
-        {
-            return true;
-        }
-
-        var withScheme = address.Contains("://", StringComparison.Ordinal) ? address : "http://" + address;
-        if (!Uri.TryCreate(withScheme, UriKind.Absolute, out var uri))
-        {
-            return false;
-        }
-
-        var host = uri.DnsSafeHost;
-        if (string.Equals(host, "localhost", StringComparison.OrdinalIgnoreCase))
-        {
-            return true;
-        }
-
-        return IPAddress.TryParse(host, out var ip) && IPAddress.IsLoopback(ip.IsIPv4MappedToIPv6 ? ip.MapToIPv4() : ip);
-    }
+    /// <summary>Whether only this machine can reach <paramref name="address"/> (<see cref="DaemonAddress.IsLocalOnly"/>); false when it is none.</summary>
+    public static bool IsLocalOnly(string address) => DaemonAddress.Parse(address) is { IsLocalOnly: true };
 
     public void Dispose() => Certificate?.Dispose();
 
@@ -92,62 +65,21 @@ public sealed partial class ControlPlaneSecurity : IDisposable
             throw Invalid($"Both {Section}{nameof(DaemonOptions.ControlTokenFile)} and the environment variable {TokenVariable} are set; set one of them.");
         }
 
-        string? token;
-        string source;
-        if (!string.IsNullOrWhiteSpace(file))
-        {
-            source = $"{Section}{nameof(DaemonOptions.ControlTokenFile)} '{file}'";
-            token = ReadTokenFile(file, source);
-        }
-        else if (!string.IsNullOrEmpty(tokenVariable))
-        {
-            source = $"the environment variable {TokenVariable}";
-            token = tokenVariable;
-        }
-        else
+        bool fromFile = !string.IsNullOrWhiteSpace(file);
+        if (!fromFile && string.IsNullOrEmpty(tokenVariable))
         {
             return null;
         }
 
-        token = token.Trim();
-        if (token.Length < MinimumTokenLength)
-        {
-            throw Invalid($"The control token from {source} has {token.Length} characters; use at least {MinimumTokenLength} (e.g. openssl rand -hex 32).");
-        }
-
-        // It travels in an HTTP header and is typed into grpcurl's -H: printable ASCII without blanks only.
-        if (token.Any(c => c is < '!' or > '~'))
-        {
-            throw Invalid($"The control token from {source} contains characters other than printable ASCII; use e.g. openssl rand -hex 32.");
-        }
-
-        return token;
-    }
-
-    private static string ReadTokenFile(string file, string source)
-    {
-        if (!File.Exists(file))
-        {
-            throw Invalid($"{source} does not exist.");
-        }
-
-        // Like ssh with private keys: a secret others can read is no secret, and saying so beats silently trusting it.
-        var mode = File.GetUnixFileMode(file);
-        const UnixFileMode groupOrOther = UnixFileMode.GroupRead | UnixFileMode.GroupWrite | UnixFileMode.GroupExecute
-            | UnixFileMode.OtherRead | UnixFileMode.OtherWrite | UnixFileMode.OtherExecute;
-        if ((mode & groupOrOther) != 0)
-        {
-            throw Invalid($"{source} is accessible by group or others (mode {Convert.ToString((int)mode, 8)}); chmod 600 it. "
-                + "Container secrets can be mounted with mode 0400.");
-        }
-
+        var source = fromFile ? $"{Section}{nameof(DaemonOptions.ControlTokenFile)} '{file}'" : $"The environment variable {TokenVariable}";
         try
         {
-            return File.ReadAllText(file);
+            return fromFile ? ControlToken.ReadFile(file!) : ControlToken.Check(tokenVariable!);
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        catch (ControlTokenException e)
         {
-            throw Invalid($"{source} cannot be read: {e.Message}");
+            var sentence = e.Message.EndsWith('.') ? e.Message : e.Message + ".";
+            throw Invalid($"{source} {sentence}" + (e.OthersMayRead ? " Container secrets can be mounted with mode 0400." : string.Empty));
         }
     }
 

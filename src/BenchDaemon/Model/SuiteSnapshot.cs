@@ -82,16 +82,8 @@ public sealed record SuiteSnapshot(
     /// <summary>The sustainable-rate search every cell ran; null for none and in suites stored before searches existed.</summary>
     public RateSearchSpec? RateSearch { get; init; }
 
-    /// <summary>
-    /// Every round of every cell, plus each noise retry taken: done reaches total when a suite completes. An adaptive cell
-    /// counts at its bound until it reaches its target, then at the rounds it took: an upper bound that only falls. A rate
-    /// search's cell counts its closed-loop round and max_steps probes until its search ends, then the probes it took.
-    /// </summary>
-    public int ScenariosTotal => Cells.Sum(c => RateSearch is { } search
-        ? 1 + (c.Search is { Ended: true } ? c.Probes.Count : search.MaxSteps)
-        : Adaptive is { } adaptive
-        ? c.Stop == CellStop.TargetReached ? c.ScenarioIds.Count : adaptive.MaxRepetitions
-        : Repetitions) + Cells.Sum(c => c.Retries);
+    /// <summary>Every cell's expected scenarios, plus each noise retry taken: done reaches total when a suite completes.</summary>
+    public int ScenariosTotal => Cells.Sum(c => ScenariosPerCell.Expected(Repetitions, Adaptive, RateSearch, c)) + Cells.Sum(c => c.Retries);
 
     public bool IsFinished => State is SuiteRunState.Completed or SuiteRunState.Stopped or SuiteRunState.Failed;
 }

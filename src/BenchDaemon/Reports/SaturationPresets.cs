@@ -6,7 +6,11 @@ namespace IpcBench.Daemon.Reports;
 /// </summary>
 public static class SaturationPresets
 {
-    /// <summary>Every transport the daemon knows: one the machine lacks is refused by StartSuite and skipped by `run`.</summary>
+    /// <summary>
+    /// Every transport the registry ships (ReferencePresetTests checks it against TransportRegistry both ways): one the
+    /// machine lacks is refused by StartSuite and skipped by `run`. Data rather than a registry of its own, because
+    /// building one configures iceoryx2's native library for the whole process, over what the daemon configured.
+    /// </summary>
     private static readonly string[] Transports = ["channels", "named-pipes", "uds", "tcp", "shm-ring", "iceoryx2", "grpc-uds", "zeromq"];
 
     public static IReadOnlyList<ReferencePreset> All { get; } = [Saturation1()];

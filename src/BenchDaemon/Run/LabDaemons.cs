@@ -1,4 +1,3 @@
-using System.Globalization;
 using YamlDotNet.Core;
 using YamlDotNet.Serialization;
 using YamlDotNet.Serialization.NamingConventions;
@@ -68,12 +67,8 @@ internal static class LabDaemons
     /// <summary>host:port, http://host:port or https://host:port (IPv6 in brackets), port 1-65535, nothing after it.</summary>
     public static Uri Endpoint(string option, string address, bool tls)
     {
-        bool hasScheme = address.Contains("://", StringComparison.Ordinal);
-        var text = hasScheme ? address : (tls ? "https://" : "http://") + address;
-        if (Uri.TryCreate(text, UriKind.Absolute, out var uri) && uri.Scheme is "http" or "https" && uri.Host.Length > 0
-            && uri.AbsolutePath == "/" && uri.Query.Length == 0 && uri.Fragment.Length == 0 && uri.UserInfo.Length == 0
-            // Uri fills in 80 or 443 for a missing port; a daemon has no default port worth guessing.
-            && text.TrimEnd('/').EndsWith(":" + uri.Port.ToString(CultureInfo.InvariantCulture), StringComparison.Ordinal) && uri.Port is > 0 and <= 65535)
+        // A daemon has no default port worth guessing, so the 80 or 443 a URI fills in will not do.
+        if (Core.DaemonAddress.Parse(address, tls) is { IsHttpOrigin: true, PortGiven: true, Uri: { Port: > 0 and <= 65535 } uri })
         {
             return uri;
         }

@@ -95,41 +95,16 @@ internal sealed class LabOptions
         return certificates.Count > 0 ? certificates : throw new ArgumentException($"--ca-file {path}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
     }
 
-    /// <summary>The daemon's own rules for its token file (ControlPlaneSecurity): a secret others can read is refused, not trusted.</summary>
     private static string? ReadToken(string? path)
     {
-        if (path is null)
-        {
-            return null;
-        }
-
-        if (!File.Exists(path))
-        {
-            throw new ArgumentException($"--token-file {path}: does not exist");
-        }
-
-        const UnixFileMode groupOrOther = UnixFileMode.GroupRead | UnixFileMode.GroupWrite | UnixFileMode.GroupExecute
-            | UnixFileMode.OtherRead | UnixFileMode.OtherWrite | UnixFileMode.OtherExecute;
-        var mode = File.GetUnixFileMode(path);
-        if ((mode & groupOrOther) != 0)
-        {
-            throw new ArgumentException($"--token-file {path}: is accessible by group or others (mode {Convert.ToString((int)mode, 8)}); chmod 600 it");
-        }
-
-        string token;
         try
         {
-            token = File.ReadAllText(path).Trim();
+            return path is null ? null : Hosting.ControlToken.ReadFile(path);
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        catch (Hosting.ControlTokenException e)
         {
             throw new ArgumentException($"--token-file {path}: {e.Message}", e);
         }
-
-        // It goes into an HTTP header: printable ASCII without blanks, as the daemon requires of its own.
-        return token.Length > 0 && token.All(c => c is >= '!' and <= '~')
-            ? token
-            : throw new ArgumentException($"--token-file {path}: must hold one token of printable ASCII without blanks (e.g. openssl rand -hex 32)");
     }
 }
 

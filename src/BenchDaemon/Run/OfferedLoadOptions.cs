@@ -13,7 +13,7 @@ internal sealed class OfferedLoadOptions
 {
     public Option<string?> Rates { get; } = new("--rates")
     {
-        Description = "Comma-separated offered rates per publisher in msg/s (0 = closed loop), e.g. 1000,10000,100000: every cell runs at each",
+        Description = $"Comma-separated offered rates per publisher, each {OfferedRate.Allowed}, e.g. 1000,10000,100000: every cell runs at each",
     };
 
     public Option<bool> FindMaxRate { get; } = new("--find-max-rate")
@@ -90,9 +90,9 @@ internal sealed class OfferedLoadOptions
         var rates = new List<double>();
         foreach (var part in value.Split(',', StringSplitOptions.TrimEntries))
         {
-            if (!double.TryParse(part, NumberStyles.Float, CultureInfo.InvariantCulture, out var parsed) || !double.IsFinite(parsed) || parsed < 0 || parsed > 1e9)
+            if (!double.TryParse(part, NumberStyles.Float, CultureInfo.InvariantCulture, out var parsed) || !OfferedRate.InRange(parsed))
             {
-                throw new ArgumentException($"--rates: '{part}' is not a rate from 0 (closed loop) to 1e9 msg/s");
+                throw new ArgumentException($"--rates: '{part}' is not a rate from {OfferedRate.Allowed}");
             }
 
             if (rates.Contains(parsed))

@@ -12,11 +12,11 @@ public sealed record SuitePlan(string Name, string Preset, int Repetitions, IRea
     /// <summary>Adaptive repetitions (<see cref="AdaptiveRounds"/>); null for fixed ones.</summary>
     public AdaptiveTarget? Adaptive { get; init; }
 
-    /// <summary>A sustainable-rate search per cell (<see cref="RateSearchSteps"/>); null for none. Its cells run closed loop, once.</summary>
+    /// <summary>A sustainable-rate search per cell (<see cref="SuiteRateSearch"/>); null for none. Its cells run closed loop, once.</summary>
     public RateSearchSpec? Search { get; init; }
 
     /// <summary>The most scenarios it runs, noise retries aside: every cell's fixed rounds, adaptive bound or search probes.</summary>
-    public int MaxScenarios => Cells.Count * (Search is { } search ? 1 + search.MaxSteps : Adaptive?.MaxRepetitions ?? Repetitions);
+    public int MaxScenarios => Cells.Count * ScenariosPerCell.Most(Repetitions, Adaptive, Search);
 }
 
 /// <summary>
@@ -41,7 +41,7 @@ public sealed class SuiteRun
     private readonly RunSpec[] _cellSpecs;
     private readonly List<double>[] _succeededRates;
     private readonly AdaptiveRounds? _adaptive;
-    private readonly RateSearchSteps[]? _searches;
+    private readonly SuiteRateSearch? _search;
     private TaskCompletionSource _changed = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private SuiteRunState _state = SuiteRunState.Pending;
     private string _error = string.Empty;
@@ -65,7 +65,7 @@ public sealed class SuiteRun
         _cellSpecs = [.. plan.Cells.Select(c => c.ToRunSpec())];
         _succeededRates = [.. plan.Cells.Select(_ => new List<double>())];
         _adaptive = plan.Adaptive is { } target ? new AdaptiveRounds(plan.Cells.Count, target) : null;
-        _searches = plan.Search is { } search ? [.. plan.Cells.Select(_ => new RateSearchSteps(search))] : null;
+        _search = plan.Search is { } search ? new SuiteRateSearch(search, plan.Cells) : null;
     }
 
     public string Id { get; }
@@ -122,9 +122,13 @@ public sealed class SuiteRun
                 _state = SuiteRunState.Running;
                 _startedAt = DateTime.UtcNow;
             });
-            if (_searches is not null)
+            if (_search is not null)
             {
-                await RunSearchesAsync(scenarios, _searches, cellDone).ConfigureAwait(false);
+                await _search.RunAsync(
+                    cell => RunRoundAsync(scenarios, new PlannedRun(1, cell), cellDone),
+                    (cell, probe) => RunProbeAsync(scenarios, cell, probe, cellDone),
+                    Update,
+                    () => _stopRequested.Task.IsCompleted).ConfigureAwait(false);
             }
             else if (_adaptive is null)
             {
@@ -171,8 +175,8 @@ public sealed class SuiteRun
             {
                 NoisyAttempts = [.. _noisyAttempts[i]],
                 Stop = _adaptive?.Stop(i) ?? CellStop.Unspecified,
-                Probes = _searches is null ? [] : [.. _searches[i].Probes],
-                Search = _searches?[i].Outcome(),
+                Probes = _search?.Probes(i) ?? [],
+                Search = _search?.Outcome(i),
             }).ToList();
             return new SuiteSnapshot(Id, Plan.Name, Plan.Preset, Plan.Repetitions, _state, _error, CreatedAt, _startedAt, _endedAt, cells, _done,
                 _current?.Round, _current?.Cell, _running?.Id) { Adaptive = Plan.Adaptive, RateSearch = Plan.Search };
@@ -214,72 +218,52 @@ public sealed class SuiteRun
         }
     }
 
-    /// <summary>
-    /// Cell after cell: its closed-loop scenario (the cell's one round, bounding the ramp), then its rate-limited probes,
-    /// each an ordinary scenario of the suite judged by <see cref="RateProbeVerdict"/>.
-    /// </summary>
-    private async Task RunSearchesAsync(ScenarioManager scenarios, RateSearchSteps[] searches, Action cellDone)
-    {
-        for (int cell = 0; cell < searches.Length && !_stopRequested.Task.IsCompleted; cell++)
-        {
-            var spec = Plan.Cells[cell];
-            var closedLoop = (await RunRoundAsync(scenarios, new PlannedRun(1, cell), cellDone).ConfigureAwait(false)).Snapshot();
-            double? perPublisher = closedLoop is { State: RunState.Completed, Stats: { } stats }
-                ? stats.MessagesPerSecond / spec.FanOut : null;
-            double? rate = null;
-            Update(() =>
-            {
-                searches[cell].ClosedLoop(perPublisher, closedLoop.Error.Length > 0 ? closedLoop.Error : closedLoop.State.ToString().ToUpperInvariant());
-                rate = searches[cell].Next();
-            });
-            while (rate is { } offered && !_stopRequested.Task.IsCompleted)
-            {
-                var probeSpec = ProbeSpec(spec, offered, Plan.Search!);
-                var probe = (await RunRoundAsync(scenarios, new PlannedRun(1, cell), cellDone, probeSpec).ConfigureAwait(false)).Snapshot();
-                var reason = RateProbeVerdict.Judge(Plan.Search!, probeSpec, probe);
-                Update(() =>
-                {
-                    searches[cell].Record(new RateProbeRecord(offered, probe.Id, reason.Length == 0, reason));
-                    rate = searches[cell].Next();
-                });
-            }
-        }
-    }
-
-    /// <summary>The cell at an offered rate: latency sampled as a rate-limited run samples it (every message, unless asked otherwise).</summary>
-    internal static ResolvedSpec ProbeSpec(ResolvedSpec cell, double rate, RateSearchSpec search) => cell with
-    {
-        RatePerPublisher = rate,
-        LatencySampleEvery = Workload.LatencySampling.Resolve(search.LatencySampleEvery, cell.RoundTrip, rate),
-    };
-
-    /// <summary>
-    /// One round of one cell: its scenario, and while that FAILED on max_noise_percent, up to two more right away. Noise
-    /// is others' CPU, which comes and goes (a build, a backup, a cron job), so an immediate retry usually measures a
-    /// quiet machine; any other failure says something about the cell and is kept as it is. Each attempt has released
-    /// its agents, shared memory and sockets (its Completion) before the next starts.
-    /// </summary>
-    /// <param name="probe">A rate search's probe of the cell: not one of its rounds (the search keeps its id), so no round's id or rate.</param>
+    /// <summary>One round of one cell: its scenario id stands for the round, and its msg/s counts towards the cell's median.</summary>
     /// <returns>The round's last attempt.</returns>
-    private async Task<ScenarioRun> RunRoundAsync(ScenarioManager scenarios, PlannedRun step, Action cellDone, ResolvedSpec? probe = null)
-    {
-        for (int attempt = 0; ; attempt++)
-        {
-            var run = scenarios.Start(probe ?? Plan.Cells[step.Cell], suiteId: Id);
-            Update(() =>
+    private Task<ScenarioRun> RunRoundAsync(ScenarioManager scenarios, PlannedRun step, Action cellDone) =>
+        RunAttemptsAsync(scenarios, Plan.Cells[step.Cell], step, cellDone,
+            started: (attempt, run) =>
             {
-                _current = step;
-                _running = run;
                 var ids = _scenarioIds[step.Cell];
-                if (probe is null && attempt == 0)
+                if (attempt == 0)
                 {
                     ids.Add(run.Id);
                 }
-                else if (probe is null)
+                else
                 {
                     // The retry stands for the round; the attempt it replaces stays among the noisy attempts.
                     ids[^1] = run.Id;
                 }
+            },
+            succeeded: rate => _succeededRates[step.Cell].Add(rate));
+
+    /// <summary>
+    /// A rate search's probe of a cell: not one of its rounds (the search keeps its id), so no round's id or rate. It
+    /// shows as the cell's round 1, the one round a searched cell has.
+    /// </summary>
+    private Task<ScenarioRun> RunProbeAsync(ScenarioManager scenarios, int cell, ResolvedSpec probe, Action cellDone) =>
+        RunAttemptsAsync(scenarios, probe, new PlannedRun(1, cell), cellDone, started: null, succeeded: null);
+
+    /// <summary>
+    /// A scenario, and while that FAILED on max_noise_percent, up to two more right away. Noise is others' CPU, which
+    /// comes and goes (a build, a backup, a cron job), so an immediate retry usually measures a quiet machine; any other
+    /// failure says something about the cell and is kept as it is. Each attempt has released its agents, shared memory
+    /// and sockets (its Completion) before the next starts.
+    /// </summary>
+    /// <param name="started">Under the lock with each attempt shown running (0-based attempt).</param>
+    /// <param name="succeeded">Under the lock after the last attempt, with its msg/s when it counts as a success.</param>
+    /// <returns>The last attempt.</returns>
+    private async Task<ScenarioRun> RunAttemptsAsync(
+        ScenarioManager scenarios, ResolvedSpec spec, PlannedRun step, Action cellDone, Action<int, ScenarioRun>? started, Action<double>? succeeded)
+    {
+        for (int attempt = 0; ; attempt++)
+        {
+            var run = scenarios.Start(spec, suiteId: Id);
+            Update(() =>
+            {
+                _current = step;
+                _running = run;
+                started?.Invoke(attempt, run);
             });
             if (await Task.WhenAny(run.Completion, _stopRequested.Task).ConfigureAwait(false) != run.Completion)
             {
@@ -302,9 +286,9 @@ public sealed class SuiteRun
                     _noisyAttempts[step.Cell].Add(new NoisyAttemptRecord(step.Round, run.Id, noise, retry));
                 }
 
-                if (!retry && probe is null && rate is { } succeeded)
+                if (!retry && rate is { } messagesPerSecond)
                 {
-                    _succeededRates[step.Cell].Add(succeeded);
+                    succeeded?.Invoke(messagesPerSecond);
                 }
             });
             if (!retry)
@@ -333,10 +317,7 @@ public sealed class SuiteRun
     private void Finish(SuiteRunState state, string error) => Update(() =>
     {
         _adaptive?.EndSuite();
-        foreach (var search in _searches ?? [])
-        {
-            search.Abandon();
-        }
+        _search?.Abandon();
 
         _state = state;
         _error = error;
