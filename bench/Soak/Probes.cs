@@ -33,28 +33,39 @@ internal static class Probes
     /// loads an assembly on first use and keeps its file open for good (e.g. System.IO.dll, twice, the first time a code
     /// path reaches it mid-soak): a bounded, one-time cost, not the sockets, pipes and shared memory a leak leaves. Less
     /// too the runtime's diagnostics IPC sockets: the soak's own live-heap readings connect there, and the process closes
-    /// its end a moment after the reading has ended (seen: an agent at 101 for 100 right after one).
+    /// its end a moment after the reading has ended (seen: an agent at 101 for 100 right after one). Less the daemon's
+    /// database files (<see cref="DatabaseFile"/> and its -wal and -shm): Microsoft.Data.Sqlite keeps every connection
+    /// open in its pool for reuse, and a read that meets the writer opens a second one (seen: 35 → 37, the new two
+    /// scenarios.db and scenarios.db-wal) — bounded by concurrent use, not a leak; the daemon's own soak judgement
+    /// watches its descriptors over time.
     /// </summary>
-    public static int OpenDescriptors(int pid)
+    /// <summary>The file name of the database the soak's daemon is given (SoakSession).</summary>
+    public const string DatabaseFile = "scenarios.db";
+
+    public static int OpenDescriptors(int pid) => OpenDescriptorTargets(pid).Count;
+
+    /// <summary>What each descriptor <see cref="OpenDescriptors"/> counts points at ("socket:[123]", a path): a failed check names the new ones.</summary>
+    public static IReadOnlyList<string> OpenDescriptorTargets(int pid)
     {
         try
         {
             var diagnostics = DiagnosticSockets();
-            int count = 0;
+            var targets = new List<string>();
             foreach (var fd in Directory.EnumerateFileSystemEntries($"/proc/{pid}/fd"))
             {
                 var target = new FileInfo(fd).LinkTarget;
-                if (target is null || !(target.EndsWith(".dll", StringComparison.Ordinal) || diagnostics.Contains(target)))
+                if (target is null || !(target.EndsWith(".dll", StringComparison.Ordinal) || diagnostics.Contains(target)
+                    || Path.GetFileName(target).StartsWith(DatabaseFile, StringComparison.Ordinal)))
                 {
-                    count++;
+                    targets.Add(target ?? "?");
                 }
             }
 
-            return count;
+            return targets;
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            return 0;
+            return [];
         }
     }
 

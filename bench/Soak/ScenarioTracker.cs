@@ -6,8 +6,14 @@ namespace IpcBench.Soak;
 /// <summary>The daemon and the machine at one moment.</summary>
 public sealed record MachineSample(long DaemonResidentBytes, int DaemonDescriptors, long SharedMemoryUsedBytes)
 {
-    public static MachineSample Take(int daemonPid) =>
-        new(Probes.ResidentBytes(daemonPid), Probes.OpenDescriptors(daemonPid), Probes.SharedMemoryUsedBytes());
+    /// <summary>What the counted descriptors point at, for naming the new ones when the count grew.</summary>
+    public IReadOnlyList<string> DaemonDescriptorTargets { get; init; } = [];
+
+    public static MachineSample Take(int daemonPid)
+    {
+        var targets = Probes.OpenDescriptorTargets(daemonPid);
+        return new(Probes.ResidentBytes(daemonPid), targets.Count, Probes.SharedMemoryUsedBytes()) { DaemonDescriptorTargets = targets };
+    }
 }
 
 /// <summary>One second of a soaked scenario, <see cref="Elapsed"/> seconds into its measured window.</summary>

@@ -78,7 +78,7 @@ public sealed class SoakReport
         }
 
         yield return new("daemon descriptors after the soak", After.DaemonDescriptors <= Before.DaemonDescriptors,
-            Invariant($"{Before.DaemonDescriptors} before, {After.DaemonDescriptors} after"));
+            Invariant($"{Before.DaemonDescriptors} before, {After.DaemonDescriptors} after") + NewDescriptors(Before.DaemonDescriptorTargets, After.DaemonDescriptorTargets));
         yield return new("/dev/shm after the soak", After.SharedMemoryUsedBytes <= Before.SharedMemoryUsedBytes + SharedMemoryToleranceBytes,
             $"{SoakSession.Mib(Before.SharedMemoryUsedBytes)} before, {SoakSession.Mib(After.SharedMemoryUsedBytes)} after");
         yield return new("no ring files left", RingFilesLeft == 0, Invariant($"{RingFilesLeft} /dev/shm/ipcbench.ring.{DaemonPid}.* files"));
@@ -144,4 +144,12 @@ public sealed class SoakReport
     }, JsonOptions);
 
     private static readonly JsonSerializerOptions JsonOptions = new() { WriteIndented = true, PropertyNamingPolicy = JsonNamingPolicy.CamelCase };
+
+    /// <summary>"; new: socket:[123], /path" for the descriptors <paramref name="after"/> holds beyond <paramref name="before"/>.</summary>
+    private static string NewDescriptors(IReadOnlyList<string> before, IReadOnlyList<string> after)
+    {
+        var left = before.GroupBy(t => t).ToDictionary(g => g.Key, g => g.Count());
+        var added = after.Where(t => !left.TryGetValue(t, out int n) || (left[t] = n - 1) < 0).ToList();
+        return added.Count == 0 ? string.Empty : "; new: " + string.Join(", ", added);
+    }
 }

@@ -62,7 +62,7 @@ public sealed partial class SoakSession : IAsyncDisposable
         };
         foreach (var argument in (string[])["serve", "--listen", $"127.0.0.1:{port}",
             $"--IpcBench:RuntimeDirectory={runtimeBase}", $"--IpcBench:MetricsAddress=127.0.0.1:{metricsPort}",
-            "--IpcBench:MaxConcurrentScenarios=16", $"--IpcBench:DatabasePath={Path.Combine(runtimeBase, "scenarios.db")}"])
+            "--IpcBench:MaxConcurrentScenarios=16", $"--IpcBench:DatabasePath={Path.Combine(runtimeBase, Probes.DatabaseFile)}"])
         {
             start.ArgumentList.Add(argument);
         }
