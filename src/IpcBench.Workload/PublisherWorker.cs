@@ -67,11 +67,6 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
         int messageBytes = MessageHeader.MessageBytes(plan.PayloadBytes);
         var flags = plan.FullPayload ? MessageFlags.FullPayload : MessageFlags.None;
         double intervalNs = plan.RatePerSecond > 0 ? 1e9 / plan.RatePerSecond : 0;
-        if (intervalNs > 0 && plan.WaitMode == WaitMode.Block)
-        {
-            PreciseSleep.PrepareThread();
-        }
-
         int sampleEvery = Math.Max(1, plan.LatencySampleEvery);
         int untilSample = 1;
         long startNs = MonotonicClock.NowNs();
@@ -199,9 +194,6 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
         path.Send();
     }
 
-    /// <summary>The last stretch before a send time a block-paced publisher yields rather than sleeps through.</summary>
-    private const long BlockYieldNs = 100_000;
-
     /// <param name="lateNs">How far past <paramref name="targetNs"/> the wait ended (0 or more): read off the clock the wait reads anyway.</param>
     private bool WaitUntil(long targetNs, CancellationToken cancellationToken, out long lateNs)
     {
@@ -220,17 +212,10 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 return true;
             }
 
-            // Block sleeps to within BlockYieldNs of the send time and yields the rest: a paced publisher costs little
-            // CPU between messages at low rates, and the kernel's wake-up lateness (tens of µs on a VM) does not land in
-            // the sender lag. Spin and yield sleep while far ahead of schedule (sleeps overshoot by ~0.1 ms), then
-            // wait the last stretch per the strategy.
-            if (plan.WaitMode == WaitMode.Block && remainingNs > BlockYieldNs)
+            // Sleep while far ahead of schedule (sleeps overshoot by ~0.1 ms), then wait the last stretch per the strategy.
+            if (remainingNs > 2_000_000 || (plan.WaitMode == WaitMode.Block && remainingNs > 200_000))
             {
-                PreciseSleep.For(remainingNs - BlockYieldNs);
-            }
-            else if (remainingNs > 2_000_000)
-            {
-                Thread.Sleep(1);
+                Thread.Sleep(remainingNs > 2_000_000 ? 1 : 0);
             }
             else
             {

@@ -102,20 +102,14 @@ internal sealed class SoakJudge(
             _firstWindowPoints++;
         }
 
-        if (_pointLatency.TotalCount > 0)
-        {
-            _lastP50 = LatencyHistograms.Percentile(_pointLatency, 50);
-            _lastP99 = LatencyHistograms.Percentile(_pointLatency, 99);
-            _lastP999 = LatencyHistograms.Percentile(_pointLatency, 99.9);
-            _p99.Add(at, _lastP99.Value);
-        }
-
+        // The point's own percentiles (none without samples); the latest ones stay for the summary.
         long? p50 = null, p99 = null, p999 = null;
         if (_pointLatency.TotalCount > 0)
         {
-            p50 = _lastP50;
-            p99 = _lastP99;
-            p999 = _lastP999;
+            _lastP50 = p50 = LatencyHistograms.Percentile(_pointLatency, 50);
+            _lastP99 = p99 = LatencyHistograms.Percentile(_pointLatency, 99);
+            _lastP999 = p999 = LatencyHistograms.Percentile(_pointLatency, 99.9);
+            _p99.Add(at, p99.Value);
         }
 
         var values = new List<SoakProcessValue>();
