@@ -99,6 +99,31 @@ public sealed class SoakJudgeTests
         Assert.DoesNotContain(leaking.Reasons, r => r.Contains("resident memory", StringComparison.Ordinal));
     }
 
+    /// <summary>
+    /// A step that levels off (a collector sizing its regions once: 25 MiB 33 minutes into a soak of 2026-11-27, flat
+    /// after) reads as growth until it leaves the latest third of the window, then holds; growth that goes on leaks.
+    /// </summary>
+    [Fact]
+    public void AStepThatLevelsOff_Holds_ButGrowthThatGoesOn_Leaks()
+    {
+        var random = new Random(11);
+        var step = new Simulation { AgentHeap = s => (s < 33 * 60 ? 30 : 70) * MiB + random.NextDouble() * MiB };
+        step.Run(seconds: 36 * 60);
+        var justAfter = step.Judge();
+        Assert.Equal(SoakStatus.Leaking, justAfter.Verdict);
+        Assert.Contains(justAfter.Reasons, r => r.StartsWith("agent 0's managed heap since the start grew", StringComparison.Ordinal) && r.Contains("and still grows", StringComparison.Ordinal));
+        step.Run(seconds: 24 * 60);
+        var levelled = step.Judge();
+        Assert.True(levelled.Verdict == SoakStatus.Holding, string.Join("; ", levelled.Reasons));
+        Assert.True(levelled.Processes.Single(p => p.Role == "agent").Resources.Single(r => r.Resource == ProcessResource.ManagedHeapBytes)
+            .Trend.SinceStart!.LowPerHour > 16 * MiB, "the line over the span still rises: only the recent fit tells a step from a leak");
+
+        var creep = new Simulation { AgentHeap = s => 30 * MiB + s * (20 * MiB / 3600) + random.NextDouble() * MiB };
+        creep.Run(seconds: 2 * 3600);
+        var leaking = creep.Judge();
+        Assert.Equal(SoakStatus.Leaking, leaking.Verdict);
+    }
+
     [Fact]
     public void GarbageChurn_AndAProcesssFirstMinutes_StayHolding_ForTwoHours()
     {

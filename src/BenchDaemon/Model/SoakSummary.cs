@@ -48,8 +48,11 @@ public sealed record TrendSlope(double PerHour, double LowPerHour, double HighPe
     public bool ExcludesZero => LowPerHour > 0 || HighPerHour < 0;
 }
 
-/// <summary>A series judged twice: since the measured window began, and over the last window (constant memory both).</summary>
-public sealed record TrendPair(TrendSlope? SinceStart, TrendSlope? LastWindow);
+/// <summary>
+/// A series judged since the measured window began and over the last window (constant memory both), and over the
+/// latest third of the window's points (<see cref="Recent"/>): whether it still moves now.
+/// </summary>
+public sealed record TrendPair(TrendSlope? SinceStart, TrendSlope? LastWindow, TrendSlope? Recent = null);
 
 /// <summary>One resource of one process: its latest reading and trend.</summary>
 public sealed record ResourceTrend(ProcessResource Resource, double Latest, TrendPair Trend);

@@ -97,11 +97,13 @@ internal sealed class WindowFit(int capacity)
         return sum / _count;
     }
 
-    public TrendSlope? Slope()
+    /// <summary>The fit over the window's points, or over only its latest <paramref name="latest"/> of them.</summary>
+    public TrendSlope? Slope(int latest = int.MaxValue)
     {
         var fit = new LineFit();
-        int oldest = _count < capacity ? 0 : _next;
-        for (int i = 0; i < _count; i++)
+        int count = Math.Min(latest, _count);
+        int oldest = ((_count < capacity ? 0 : _next) + _count - count) % capacity;
+        for (int i = 0; i < count; i++)
         {
             int at = (oldest + i) % capacity;
             fit.Add(_seconds[at], _values[at]);

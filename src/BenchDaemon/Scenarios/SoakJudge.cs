@@ -175,6 +175,6 @@ internal sealed class SoakJudge(
             Latest = value;
         }
 
-        public TrendPair Trend() => new(_all.Slope(), _window.Slope());
+        public TrendPair Trend() => new(_all.Slope(), _window.Slope(), _window.Slope(Math.Max(3, _window.Count / 3)));
     }
 }

@@ -62,7 +62,7 @@ internal static class SoakProtos
             [.. p.Resources.Where(r => r.Resource != V1.SoakResource.Unspecified)
                 .Select(r => new ResourceTrend((ProcessResource)((int)r.Resource - 1), r.Latest, FromProto(r.Trend)))]))]);
 
-    private static V1.SoakTrend ToProto(TrendPair t) => new() { SinceStart = ToProto(t.SinceStart), LastWindow = ToProto(t.LastWindow) };
+    private static V1.SoakTrend ToProto(TrendPair t) => new() { SinceStart = ToProto(t.SinceStart), LastWindow = ToProto(t.LastWindow), Recent = ToProto(t.Recent) };
 
     private static V1.SoakSlope? ToProto(TrendSlope? s) => s is null ? null : new()
     {
@@ -74,7 +74,7 @@ internal static class SoakProtos
         Mean = s.Mean,
     };
 
-    private static TrendPair FromProto(V1.SoakTrend? t) => new(FromProto(t?.SinceStart), FromProto(t?.LastWindow));
+    private static TrendPair FromProto(V1.SoakTrend? t) => new(FromProto(t?.SinceStart), FromProto(t?.LastWindow), FromProto(t?.Recent));
 
     private static TrendSlope? FromProto(V1.SoakSlope? s) => s is null ? null
         : new(s.PerHour, s.CiLowPerHour, s.CiHighPerHour, s.Points, s.Span?.ToTimeSpan() ?? TimeSpan.Zero, s.Mean);
