@@ -222,18 +222,20 @@ internal sealed class ScenarioTopology(
     {
         long timeoutNs = Options.HeartbeatTimeoutSeconds * 1_000_000_000L;
         var period = TimeSpan.FromMilliseconds(Math.Min(1000, Options.HeartbeatTimeoutSeconds * 250));
+        var watch = new HeartbeatWatch(timeoutNs, (long)period.TotalNanoseconds, MonotonicClock.NowNs());
         try
         {
             while (true)
             {
                 await Task.Delay(period, abort).ConfigureAwait(false);
                 long now = MonotonicClock.NowNs();
+                watch.Check(now);
                 foreach (var subscriber in _subscribers)
                 {
-                    if (subscriber.LastHeardNs is { } heard && now - heard > timeoutNs)
+                    if (subscriber.LastHeardNs is { } heard && watch.IsHung(now, heard))
                     {
                         failures.Fail(3, string.Create(System.Globalization.CultureInfo.InvariantCulture,
-                            $"{subscriber.Name} sent no report for {(now - heard) / 1e9:0.0} s (it reports once a second; IpcBench:HeartbeatTimeoutSeconds is {Options.HeartbeatTimeoutSeconds}): it is hung or stopped, e.g. by SIGSTOP"));
+                            $"{subscriber.Name} sent no report for {watch.SilenceNs(now, heard) / 1e9:0.0} s (it reports once a second; IpcBench:HeartbeatTimeoutSeconds is {Options.HeartbeatTimeoutSeconds}): it is hung or stopped, e.g. by SIGSTOP"));
                         return;
                     }
                 }
