@@ -134,8 +134,8 @@ public static class DaemonHost
             Grpc.Reflection.V1.ServerReflection.Descriptor,
             Grpc.Reflection.V1Alpha.ServerReflection.Descriptor,
         ];
-        services.AddSingleton(new ReflectionServiceImpl(described));
-        services.AddSingleton(new ReflectionV1ServiceImpl(described));
+        services.AddSingleton<ReflectionServiceImpl>(new ClientGoneReflectionV1Alpha(described));
+        services.AddSingleton<ReflectionV1ServiceImpl>(new ClientGoneReflectionV1(described));
         services.AddGrpcReflection();
 
         services.AddGrpcHealthChecks(health =>
