@@ -12,28 +12,27 @@ namespace IpcBench.Daemon.Hosting;
 /// <summary>Server reflection (v1) that ends quietly when its client has gone away.</summary>
 internal sealed class ClientGoneReflectionV1(params Google.Protobuf.Reflection.ServiceDescriptor[] described) : ReflectionV1ServiceImpl(described)
 {
-    public override async Task ServerReflectionInfo(IAsyncStreamReader<Grpc.Reflection.V1.ServerReflectionRequest> requestStream,
-        IServerStreamWriter<Grpc.Reflection.V1.ServerReflectionResponse> responseStream, ServerCallContext context)
-    {
-        try
-        {
-            await base.ServerReflectionInfo(requestStream, responseStream, context).ConfigureAwait(false);
-        }
-        catch (InvalidOperationException) when (context.CancellationToken.IsCancellationRequested)
-        {
-        }
-    }
+    public override Task ServerReflectionInfo(IAsyncStreamReader<Grpc.Reflection.V1.ServerReflectionRequest> requestStream,
+        IServerStreamWriter<Grpc.Reflection.V1.ServerReflectionResponse> responseStream, ServerCallContext context) =>
+        ClientGone.Quietly(base.ServerReflectionInfo(requestStream, responseStream, context), context);
 }
 
 /// <summary>Server reflection (v1alpha, what older clients ask for) that ends quietly when its client has gone away.</summary>
 internal sealed class ClientGoneReflectionV1Alpha(params Google.Protobuf.Reflection.ServiceDescriptor[] described) : ReflectionServiceImpl(described)
 {
-    public override async Task ServerReflectionInfo(IAsyncStreamReader<Grpc.Reflection.V1Alpha.ServerReflectionRequest> requestStream,
-        IServerStreamWriter<Grpc.Reflection.V1Alpha.ServerReflectionResponse> responseStream, ServerCallContext context)
+    public override Task ServerReflectionInfo(IAsyncStreamReader<Grpc.Reflection.V1Alpha.ServerReflectionRequest> requestStream,
+        IServerStreamWriter<Grpc.Reflection.V1Alpha.ServerReflectionResponse> responseStream, ServerCallContext context) =>
+        ClientGone.Quietly(base.ServerReflectionInfo(requestStream, responseStream, context), context);
+}
+
+internal static class ClientGone
+{
+    /// <summary>Awaits a streaming call, ending quietly on the reader's error for a request its client aborted.</summary>
+    public static async Task Quietly(Task call, ServerCallContext context)
     {
         try
         {
-            await base.ServerReflectionInfo(requestStream, responseStream, context).ConfigureAwait(false);
+            await call.ConfigureAwait(false);
         }
         catch (InvalidOperationException) when (context.CancellationToken.IsCancellationRequested)
         {
