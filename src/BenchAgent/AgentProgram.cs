@@ -264,7 +264,7 @@ public sealed class AgentProgram : IAsyncDisposable
                 host.ReadLatencyInterval(latency);
                 if (latency.TotalCount > 0)
                 {
-                    report.LatencyIntervalHdr = ByteString.CopyFrom(_latencyCodec.Encode(latency));
+                    report.LatencyIntervalHdr = ByteString.CopyFrom(_latencyCodec.EncodeUncompressed(latency));
                 }
             }
 

@@ -25,6 +25,9 @@ public sealed record PublisherPlan(
 /// </summary>
 public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan plan, MeasurementWindow window) : IPublisherLoop
 {
+    private const long BlockWakeEarlyNs = 100_000;
+    private const long MaxSleepNs = 10_000_000;
+
     private long _sent;
     private long _badEchoes;
     private volatile bool _stopRequested;
@@ -212,10 +215,16 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 return true;
             }
 
-            // Sleep while far ahead of schedule (sleeps overshoot by ~0.1 ms), then wait the last stretch per the strategy.
-            if (remainingNs > 2_000_000 || (plan.WaitMode == WaitMode.Block && remainingNs > 200_000))
+            // Sleep while far ahead of schedule, then wait the last stretch per the strategy. BLOCK sleeps to just short
+            // of the send time (the wake-up lands tens of µs late) and yields the rest; sleeps are capped so a stop is
+            // seen within a few ms even at a rate of one message a minute.
+            if (plan.WaitMode == WaitMode.Block && remainingNs > BlockWakeEarlyNs)
             {
-                Thread.Sleep(remainingNs > 2_000_000 ? 1 : 0);
+                MonotonicSleep.Until(Math.Min(targetNs - BlockWakeEarlyNs, targetNs - remainingNs + MaxSleepNs));
+            }
+            else if (remainingNs > 2_000_000)
+            {
+                Thread.Sleep(1);
             }
             else
             {

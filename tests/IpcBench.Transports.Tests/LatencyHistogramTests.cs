@@ -107,10 +107,13 @@ public class LatencyHistogramTests
     }
 
     [Theory]
-    [InlineData(900L)]
-    [InlineData(80_000L)]
-    [InlineData(LatencyHistograms.HighestTrackableNs)]
-    public void Codec_RoundTripsTheCompressedEncoding_WithTheSameStatistics(long largest)
+    [InlineData(900L, true)]
+    [InlineData(80_000L, true)]
+    [InlineData(LatencyHistograms.HighestTrackableNs, true)]
+    [InlineData(900L, false)]
+    [InlineData(80_000L, false)]
+    [InlineData(LatencyHistograms.HighestTrackableNs, false)]
+    public void Codec_RoundTripsBothEncodings_WithTheSameStatistics(long largest, bool compressed)
     {
         var histogram = LatencyHistograms.Create();
         for (long ns = 1; ns <= 20_000; ns++)
@@ -119,7 +122,8 @@ public class LatencyHistogramTests
         }
 
         var codec = new HistogramCodec();
-        var encoded = codec.Encode(histogram);
+        byte[] Encode() => compressed ? codec.Encode(histogram) : codec.EncodeUncompressed(histogram).ToArray();
+        var encoded = Encode();
         var decoded = HistogramCodec.Decode(encoded);
 
         // What the daemon does with it: added into a full-range histogram.
@@ -136,11 +140,12 @@ public class LatencyHistogramTests
         Assert.Equal(LatencyHistograms.Mean(histogram), LatencyHistograms.Mean(merged));
 
         // The library's own decoder reads it too (it is the standard encoding, not ours).
-        var standard = HistogramEncoding.DecodeFromCompressedByteBuffer(HdrHistogram.Utilities.ByteBuffer.Allocate(encoded), 0);
+        var buffer = HdrHistogram.Utilities.ByteBuffer.Allocate(encoded);
+        var standard = compressed ? HistogramEncoding.DecodeFromCompressedByteBuffer(buffer, 0) : HistogramEncoding.DecodeFromByteBuffer(buffer, 0);
         Assert.Equal(histogram.TotalCount, standard.TotalCount);
 
         // Reused: the same encoding again.
-        Assert.Equal(encoded, codec.Encode(histogram));
+        Assert.Equal(encoded, Encode());
     }
 
     [Fact]
