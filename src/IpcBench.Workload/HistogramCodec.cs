@@ -23,6 +23,13 @@ public sealed class HistogramCodec
     // The V2 encoding's own cookie (0x1c849303 with the word-size bit), which EncodeUncompressed leaves in front.
     private const int UncompressedV2Cookie = 0x1c849313;
 
+    // HdrHistogram's layout for the latency histograms' digits: 2 * 10^digits values at unit resolution take
+    // 2^ceil(log2) sub-buckets (2^11 for 3 digits), each bucket after the first adds the upper half of them.
+    private static readonly int SubBucketHalfCountMagnitude =
+        (int)Math.Ceiling(Math.Log2(2 * Math.Pow(10, LatencyHistograms.SignificantDigits))) - 1;
+
+    private static readonly long SubBucketHalfCount = 1L << SubBucketHalfCountMagnitude;
+
     // RFC 1950 header the library writes and skips (deflate, 32 KB window, no dictionary).
     private static readonly byte[] ZlibHeader = [0x58, 0x85];
 
@@ -147,6 +154,121 @@ public sealed class HistogramCodec
         }
 
         return histogram;
+    }
+
+    /// <summary>
+    /// Adds what <paramref name="encoded"/> holds (any form <see cref="Decode"/> reads) into <paramref name="into"/>.
+    /// The uncompressed form of a latency histogram, what agents send, is read in place and added value by value: the
+    /// library decodes only into a new histogram, whose counts (~100 KB for millisecond maxima) land on the large object
+    /// heap once a second per agent, and those allocations gave the daemon, which hosts the publishers, a gen2
+    /// collection every ~6 s. On a <see cref="FormatException"/> part of the counts may have been added.
+    /// </summary>
+    public static void AddTo(ReadOnlySpan<byte> encoded, HistogramBase into)
+    {
+        try
+        {
+            if (TryAddUncompressed(encoded, into))
+            {
+                return;
+            }
+        }
+        catch (Exception e) when (e is IndexOutOfRangeException or ArgumentOutOfRangeException or OverflowException)
+        {
+            throw new FormatException($"not an HdrHistogram V2 histogram: {e.Message}", e);
+        }
+
+        into.Add(Decode(encoded));
+    }
+
+    /// <summary>False for anything but the uncompressed V2 form of the latency histograms' own shape (1 ns lowest, <see cref="LatencyHistograms.SignificantDigits"/>, no normalizing offset).</summary>
+    private static bool TryAddUncompressed(ReadOnlySpan<byte> encoded, HistogramBase into)
+    {
+        // Cookie, payload length, normalizing index offset, significant digits (4 bytes each), lowest and highest
+        // trackable values, integer-to-double ratio (8 bytes each), all big-endian; then the counts.
+        const int HeaderBytes = 40;
+        if (encoded.Length < HeaderBytes || BinaryPrimitives.ReadInt32BigEndian(encoded) != UncompressedV2Cookie
+            || BinaryPrimitives.ReadInt32BigEndian(encoded[8..]) != 0
+            || BinaryPrimitives.ReadInt32BigEndian(encoded[12..]) != LatencyHistograms.SignificantDigits
+            || BinaryPrimitives.ReadInt64BigEndian(encoded[16..]) != 1)
+        {
+            return false;
+        }
+
+        int payloadBytes = BinaryPrimitives.ReadInt32BigEndian(encoded[4..]);
+        long highest = BinaryPrimitives.ReadInt64BigEndian(encoded[24..]);
+        if (payloadBytes < 0 || payloadBytes > encoded.Length - HeaderBytes)
+        {
+            throw new FormatException($"{encoded.Length} bytes cannot hold a histogram of {payloadBytes} bytes of counts");
+        }
+
+        if (highest > into.HighestTrackableValue)
+        {
+            throw new FormatException($"its range (up to {highest}) is wider than a latency histogram's ({into.HighestTrackableValue} ns)");
+        }
+
+        var counts = encoded.Slice(HeaderBytes, payloadBytes);
+        int position = 0;
+        long index = 0;
+        while (position < counts.Length)
+        {
+            // Positive: the count at this index; -n: n empty buckets; 0: one empty bucket.
+            long word = ReadZigZag(counts, ref position);
+            if (word < 0)
+            {
+                index = checked(index - word);
+                continue;
+            }
+
+            if (word > 0)
+            {
+                long value = ValueAtIndex(index);
+                if (value > highest)
+                {
+                    throw new FormatException($"a count at {value} ns lies beyond its own range (up to {highest})");
+                }
+
+                into.RecordValueWithCount(value, word);
+            }
+
+            index++;
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// The lowest value counted at <paramref name="index"/> of a histogram whose lowest trackable value is 1: buckets
+    /// of <c>SubBucketHalfCount</c> slots after the first, each twice as wide as the one before (HdrHistogram's layout).
+    /// </summary>
+    private static long ValueAtIndex(long index)
+    {
+        long bucket = (index >> SubBucketHalfCountMagnitude) - 1;
+        long subBucket = (index & (SubBucketHalfCount - 1)) + SubBucketHalfCount;
+        if (bucket < 0)
+        {
+            subBucket -= SubBucketHalfCount;
+            bucket = 0;
+        }
+
+        return bucket >= 63 - SubBucketHalfCountMagnitude ? long.MaxValue : subBucket << (int)bucket;
+    }
+
+    /// <summary>HdrHistogram's ZigZag LEB128-64b9B word: 7 bits a byte for up to eight bytes, then a ninth of 8.</summary>
+    private static long ReadZigZag(ReadOnlySpan<byte> bytes, ref int position)
+    {
+        ulong raw = 0;
+        for (int shift = 0; shift < 56; shift += 7)
+        {
+            byte b = bytes[position++];
+            raw |= (ulong)(b & 0x7F) << shift;
+            if ((b & 0x80) == 0)
+            {
+                return (long)(raw >> 1) ^ -(long)(raw & 1);
+            }
+        }
+
+        raw |= (ulong)bytes[position++] << 56;
+        return (long)(raw >> 1) ^ -(long)(raw & 1);
     }
 
     /// <summary>

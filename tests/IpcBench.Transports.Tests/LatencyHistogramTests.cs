@@ -148,6 +148,83 @@ public class LatencyHistogramTests
         Assert.Equal(encoded, Encode());
     }
 
+    [Theory]
+    [InlineData(900L, false)]
+    [InlineData(80_000L, false)]
+    [InlineData(LatencyHistograms.HighestTrackableNs, false)]
+    [InlineData(80_000L, true)]
+    public void Codec_AddTo_AddsEveryCountAtItsValue_AsTheLibrarysDecoderDoes(long largest, bool compressed)
+    {
+        var histogram = LatencyHistograms.Create();
+        var random = new Random(7);
+        for (int i = 0; i < 20_000; i++)
+        {
+            histogram.RecordValueWithCount(1 + (long)(random.NextDouble() * largest), 1 + random.Next(3));
+        }
+
+        var codec = new HistogramCodec();
+        var encoded = compressed ? codec.Encode(histogram) : codec.EncodeUncompressed(histogram).ToArray();
+        var into = LatencyHistograms.Create();
+        into.RecordValue(5);
+        HistogramCodec.AddTo(encoded, into);
+        HistogramCodec.AddTo(encoded, into);
+
+        var expected = LatencyHistograms.Create();
+        expected.RecordValue(5);
+        var decoded = HistogramEncoding.DecodeFromByteBuffer(HdrHistogram.Utilities.ByteBuffer.Allocate(codec.EncodeUncompressed(histogram).ToArray()), 0);
+        expected.Add(decoded);
+        expected.Add(decoded);
+        Assert.Equal(expected.TotalCount, into.TotalCount);
+        foreach (var value in expected.RecordedValues())
+        {
+            Assert.Equal(value.CountAtValueIteratedTo, into.GetCountAtValue(value.ValueIteratedTo));
+        }
+
+        Assert.Equal(expected.RecordedValues().Count(), into.RecordedValues().Count());
+    }
+
+    [Fact]
+    public void Codec_AddTo_OfTheUncompressedForm_AllocatesNothing()
+    {
+        var histogram = LatencyHistograms.Create();
+        for (long ns = 0; ns < 50_000; ns++)
+        {
+            histogram.RecordLatency(300 + (ns * ns % 4_000_000));
+        }
+
+        var encoded = new HistogramCodec().EncodeUncompressed(histogram).ToArray();
+        var into = LatencyHistograms.Create();
+        HistogramCodec.AddTo(encoded, into);
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        HistogramCodec.AddTo(encoded, into);
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        // The library's decoder would have allocated a histogram of the encoded range: > 85,000 B, the large object heap.
+        Assert.Equal(0, allocated);
+        Assert.Equal(2 * histogram.TotalCount, into.TotalCount);
+    }
+
+    [Fact]
+    public void Codec_AddTo_RefusesATruncatedOrOutOfRangeHistogram()
+    {
+        var histogram = LatencyHistograms.Create();
+        histogram.RecordValue(1_000);
+        histogram.RecordValue(900_000);
+        var encoded = new HistogramCodec().EncodeUncompressed(histogram).ToArray();
+
+        // Counts cut off: the declared payload length is longer than what is there.
+        Assert.Throws<FormatException>(() => HistogramCodec.AddTo(encoded[..^2], LatencyHistograms.Create()));
+
+        // A range wider than the histogram added into.
+        var narrow = new LongHistogram(1, 100_000, LatencyHistograms.SignificantDigits);
+        Assert.Throws<FormatException>(() => HistogramCodec.AddTo(encoded, narrow));
+
+        // A count past the range it declares: the header says up to 4,096 ns, a count sits at 900 µs.
+        var lying = (byte[])encoded.Clone();
+        System.Buffers.Binary.BinaryPrimitives.WriteInt64BigEndian(lying.AsSpan(24), 4_096);
+        Assert.Throws<FormatException>(() => HistogramCodec.AddTo(lying, LatencyHistograms.Create()));
+    }
+
     [Fact]
     public void Codec_DecodesAWideHistogram_WhoseCompressedFormIsLargerThanOneInflateRead()
     {

@@ -135,7 +135,7 @@ public sealed class AgentSession : SubscriberHandle
         {
             try
             {
-                RecordLatency(HistogramCodec.Decode(report.LatencyIntervalHdr.Span));
+                RecordLatency(report.LatencyIntervalHdr.Span);
             }
             catch (FormatException e)
             {

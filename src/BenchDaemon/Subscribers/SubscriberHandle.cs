@@ -84,12 +84,12 @@ public abstract class SubscriberHandle(int index) : IAsyncDisposable
         _rateNs = nowNs;
     }
 
-    /// <summary>Keeps a reported interval until the next drain.</summary>
-    protected void RecordLatency(HistogramBase interval)
+    /// <summary>Keeps a reported interval, still encoded, until the next drain; throws <see cref="FormatException"/> when it cannot be read.</summary>
+    protected void RecordLatency(ReadOnlySpan<byte> encodedInterval)
     {
         lock (_latencyGate)
         {
-            _pendingLatency.Add(interval);
+            HistogramCodec.AddTo(encodedInterval, _pendingLatency);
         }
     }
 }
