@@ -54,6 +54,7 @@ public sealed class AgentProgram : IAsyncDisposable
 
     public static async Task<int> RunAsync(string[] args)
     {
+        NativeHeap.PinMmapThreshold();
         AgentArguments? arguments;
         try
         {

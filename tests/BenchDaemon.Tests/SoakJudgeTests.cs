@@ -167,6 +167,25 @@ public sealed class SoakJudgeTests
         Assert.Equal(SoakStatus.Holding, keepingUp.Judge().Verdict);
     }
 
+    /// <summary>
+    /// Publishers that fell behind their schedule during warm-up send the backlog first (each message keeps its intended
+    /// time), so the first points deliver up to 5x the offered rate. Settling back to the offered rate is not a fall: in
+    /// three daemons started at once (2026-11-28) such points read "throughput fell 53 %" on a transport that delivered
+    /// the offered 4,000 msg/s for the rest of the run.
+    /// </summary>
+    [Fact]
+    public void CatchingUpAfterWarmup_ThenHoldingTheOfferedRate_IsHolding()
+    {
+        var soak = new Simulation(offered: 4_000) { Rate = s => s <= 30 ? 20_000 - 500 * s : 4_000 };
+        soak.Run(seconds: 300);
+        var judgement = soak.Judge();
+        Assert.Equal(SoakStatus.Holding, judgement.Verdict);
+
+        var falling = new Simulation(offered: 4_000) { Rate = s => s <= 30 ? 20_000 - 500 * s : 4_000 - 3 * s };
+        falling.Run(seconds: 300);
+        Assert.Equal(SoakStatus.Drifting, falling.Judge().Verdict);
+    }
+
     [Fact]
     public void AFallingRate_AndARisingP99_AreDrifting()
     {

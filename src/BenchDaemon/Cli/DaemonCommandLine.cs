@@ -5,6 +5,7 @@ using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Observability;
 using IpcBench.Daemon.Run;
+using IpcBench.Workload;
 using Serilog;
 using Serilog.Events;
 
@@ -18,6 +19,8 @@ public static class DaemonCommandLine
 {
     public static async Task<int> InvokeAsync(string[] args)
     {
+        // Before anything allocates natively: a daemon that runs for days must not grow its malloc arenas.
+        NativeHeap.PinMmapThreshold();
         var parsed = Parse(args);
         if (parsed.Errors.Count > 0 && parsed.Result.Action is not HelpAction)
         {
