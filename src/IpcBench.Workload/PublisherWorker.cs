@@ -208,7 +208,8 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
                 return false;
             }
 
-            long remainingNs = targetNs - MonotonicClock.NowNs();
+            long nowNs = MonotonicClock.NowNs();
+            long remainingNs = targetNs - nowNs;
             if (remainingNs <= 0)
             {
                 lateNs = -remainingNs;
@@ -220,7 +221,7 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
             // seen within a few ms even at a rate of one message a minute.
             if (plan.WaitMode == WaitMode.Block && remainingNs > BlockWakeEarlyNs)
             {
-                MonotonicSleep.Until(Math.Min(targetNs - BlockWakeEarlyNs, targetNs - remainingNs + MaxSleepNs));
+                MonotonicSleep.Until(Math.Min(targetNs - BlockWakeEarlyNs, nowNs + MaxSleepNs));
             }
             else if (remainingNs > 2_000_000)
             {
