@@ -19,6 +19,9 @@ public sealed class ScenarioRun
     // How often the warmup reads the processes' JIT time (agents report theirs every 100 ms in the warmup).
     private const long CodeSettlePollNs = 50_000_000;
 
+    // How long past the warmup the window waits for every publisher's first message to get through (see MeasureAsync).
+    private const long FirstMessageLimitNs = 10_000_000_000;
+
     private readonly ScenarioServices _services;
     private readonly object _gate = new();
     private readonly TaskCompletionSource _stopRequested = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -204,8 +207,8 @@ public sealed class ScenarioRun
             long wakeNs = Math.Min(nextTickNs, endNs ?? long.MaxValue);
             if (!_meter.Measuring)
             {
-                // Until the window begins: at the warmup's end, and (settling) at every reading of the JIT times.
-                wakeNs = Math.Min(wakeNs, settleTimeoutNs == 0 ? warmupEndNs : now + CodeSettlePollNs);
+                // Until the window begins: at the warmup's end, then (settling, first messages) every poll.
+                wakeNs = Math.Min(wakeNs, settleTimeoutNs == 0 && now < warmupEndNs ? warmupEndNs : now + CodeSettlePollNs);
             }
 
             var first = await Task.WhenAny(Task.Delay(TimeSpan.FromTicks(Math.Max(0, wakeNs - now) / 100)), _stopRequested.Task, _failures.First).ConfigureAwait(false);
@@ -218,8 +221,14 @@ public sealed class ScenarioRun
             bool began = false;
             if (!_meter.Measuring)
             {
+                // The window opens after the warmup's time, once code generation settled (or its limit passed) and
+                // every publisher has a message through: a round trip's first echo can take longer than a short
+                // warmup on a loaded machine (connection set-up, cold code), and a window that opened before it
+                // measured that one cold message or, in 300 ms, nothing at all.
                 bool? settled = settleTimeoutNs == 0 ? null : _topology.CodeSettled(settling, now);
-                if ((now >= warmupEndNs && settled is null or true) || now >= warmupEndNs + settleTimeoutNs)
+                bool settledOrGaveUp = settled is null or true || now >= warmupEndNs + settleTimeoutNs;
+                bool throughOrGaveUp = _topology.FirstMessagesThrough() || now >= warmupEndNs + FirstMessageLimitNs;
+                if (now >= warmupEndNs && settledOrGaveUp && throughOrGaveUp)
                 {
                     _meter.BeginMeasuring(now, settled);
                     endNs = Spec.Duration is { } duration ? now + duration.Ticks * 100 : null;

@@ -175,6 +175,19 @@ internal sealed class ScenarioTopology(
 
     public void StartPublishers() => _publisherThreads.ForEach(t => t.Start());
 
+    /// <summary>
+    /// Whether every publisher has a message through: sent one, or in a round trip sent a second, which it does only
+    /// once every echo of the first came back.
+    /// </summary>
+    public bool FirstMessagesThrough()
+    {
+        long through = spec.RoundTrip ? 2 : 1;
+        lock (_gate)
+        {
+            return _publishers.TrueForAll(p => p.Sent >= through);
+        }
+    }
+
     /// <summary>Every publisher's counters as of now.</summary>
     public PublisherMetrics[] PublisherCounters()
     {
