@@ -5,10 +5,13 @@ namespace IpcBench.Daemon.Model;
 /// <summary>
 /// What tells whether the host moved a scenario's vCPUs while it measured: the core-to-core probe before the run and
 /// after it (ns, on the CPUs the first publisher and subscriber were pinned to, or 0 and 1), the placement classes
-/// learned from the machine's probe history, and the measured window's msg/s second by second.
+/// learned from the machine's probe history, and the measured window's msg/s second by second (or, past an hour, each
+/// rate the mean of <see cref="SecondsPerRate"/> seconds).
 /// </summary>
 public sealed record PlacementEvidence(long? BeforeNs, long? AfterNs, PlacementClasses Classes, IReadOnlyList<double> MeasuredRates)
 {
+    public int SecondsPerRate { get; init; } = 1;
+
     public static readonly PlacementEvidence None = new(null, null, PlacementClasses.NotLearned, []);
 }
 
@@ -42,7 +45,7 @@ public static class PlacementMoveRule
             }
         }
 
-        if (SeriesStep.Find(evidence.MeasuredRates) is { } step)
+        if (SeriesStep.Find(evidence.MeasuredRates, evidence.SecondsPerRate) is { } step)
         {
             string probes = evidence is { BeforeNs: > 0, AfterNs: > 0 } ? Invariant($"; probes {evidence.BeforeNs} → {evidence.AfterNs} ns") : string.Empty;
             reasons.Add(Invariant(

@@ -37,7 +37,7 @@ internal sealed class ScenarioMeter(
     private long _lastTickNs;
 
     // Each whole second of the measured window's msg/s, for the placement rule's step (written by the tick thread, read under _gate).
-    private readonly List<double> _measuredRates = [];
+    private readonly RateSeries _measuredRates = new();
 
     /// <summary>Counts what publishers send inside the measurement window.</summary>
     public MeasurementWindow Window { get; } = new();
@@ -197,9 +197,11 @@ internal sealed class ScenarioMeter(
         LatencySummary latency;
         SenderLagSummary? senderLag = null;
         double[] measuredRates;
+        int secondsPerRate;
         lock (_gate)
         {
-            measuredRates = [.. _measuredRates];
+            measuredRates = _measuredRates.ToArray();
+            secondsPerRate = _measuredRates.SecondsPerPoint;
             latency = StatsFormatting.ToLatency(_totalLatency, spec.RoundTrip);
             if (spec.RatePerPublisher > 0)
             {
@@ -244,7 +246,7 @@ internal sealed class ScenarioMeter(
         var (before, after, classes) = Probes;
         return stats with
         {
-            Validity = ValidityRules.Check(spec, stats, _backlog.Growth, new PlacementEvidence(before, after, classes, measuredRates)),
+            Validity = ValidityRules.Check(spec, stats, _backlog.Growth, new PlacementEvidence(before, after, classes, measuredRates) { SecondsPerRate = secondsPerRate }),
             // Once the measurement ended the drained count is the loss; before, the subscribers' gaps are (the rest is in flight).
             Soak = Soak(_measureToNs != 0 ? stats.MessagesLost : counters.Lost, stats.MessagesDuplicated, stats.MessagesCorrupted),
         };
