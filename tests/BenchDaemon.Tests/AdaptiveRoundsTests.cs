@@ -1,5 +1,5 @@
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Scenarios;
 
 namespace IpcBench.Daemon.Tests;

@@ -2,7 +2,7 @@ using System.Text.Json.Nodes;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.V1;
 using Microsoft.Data.Sqlite;

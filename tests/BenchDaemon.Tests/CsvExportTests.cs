@@ -1,6 +1,6 @@
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Tests.Infrastructure;
 
 namespace IpcBench.Daemon.Tests;

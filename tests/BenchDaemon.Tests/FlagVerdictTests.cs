@@ -1,5 +1,5 @@
 using IpcBench.Daemon.Control;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Tests.Infrastructure;
 
 namespace IpcBench.Daemon.Tests;

@@ -1,7 +1,7 @@
 using System.Text.Json;
 using System.Text.RegularExpressions;
 using IpcBench.Daemon.Core;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Run;
 using IpcBench.Daemon.Tests.Infrastructure;
 

@@ -1,4 +1,4 @@
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using Perfolizer.Mathematics.Multimodality;
 
 namespace IpcBench.Daemon.Tests;

@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.Transports;
 using Microsoft.Extensions.Options;

@@ -1,4 +1,4 @@
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 
 namespace IpcBench.Daemon.Tests;
 

@@ -8,7 +8,7 @@ namespace IpcBench.Daemon.Tests;
 /// </summary>
 public sealed class ReportAssetTests
 {
-    private static readonly string Assets = Path.Combine(RepoLayout.Root, "src", "BenchDaemon", "Reports", "Assets");
+    private static readonly string Assets = Path.Combine(RepoLayout.Root, "src", "IpcBench.Reports", "Assets");
 
     [Theory]
     [InlineData("chart.umd.min.js", "chart.js/dist/chart.umd.min.js")]

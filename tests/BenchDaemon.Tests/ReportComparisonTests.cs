@@ -1,6 +1,6 @@
 using System.Text.Json;
 using IpcBench.Daemon.Control;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.V1;
 

@@ -1,4 +1,4 @@
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Tests.Infrastructure;
 
 namespace IpcBench.Daemon.Tests;

@@ -1,5 +1,5 @@
 using System.Text.Json;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Tests.Infrastructure;
 
 namespace IpcBench.Daemon.Tests;

@@ -1,6 +1,6 @@
 using System.Globalization;
 using IpcBench.Daemon.Core;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 

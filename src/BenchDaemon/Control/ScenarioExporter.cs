@@ -3,7 +3,7 @@ using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 using IpcBench.Workload;

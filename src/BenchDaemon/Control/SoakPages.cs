@@ -1,5 +1,5 @@
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 
 namespace IpcBench.Daemon.Control;
 

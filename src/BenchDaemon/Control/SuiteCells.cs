@@ -1,5 +1,5 @@
 using Google.Protobuf.WellKnownTypes;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Control;

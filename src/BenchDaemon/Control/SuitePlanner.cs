@@ -1,7 +1,7 @@
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;
 using IpcBench.V1;

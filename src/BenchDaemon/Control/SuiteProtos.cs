@@ -1,6 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 
@@ -122,7 +122,7 @@ public static class SuiteProtos
         SpreadExceeded = s.SpreadExceeded,
     };
 
-    /// <summary>The statistics with the modes of msg/s (Reports/Modality): 0 modes when too few repetitions to tell.</summary>
+    /// <summary>The statistics with the modes of msg/s (IpcBench.Reports/Modality): 0 modes when too few repetitions to tell.</summary>
     public static SuiteCellStats ToProto(CellSummary s, CellModality modality)
     {
         var stats = ToProto(s);

@@ -1,7 +1,7 @@
 using System.Globalization;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Control;

@@ -2,7 +2,7 @@ using System.CommandLine;
 using System.Globalization;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 
 namespace IpcBench.Daemon.Run;
 

@@ -1,6 +1,6 @@
 using Grpc.Core;
 using Grpc.Net.Client;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Run;

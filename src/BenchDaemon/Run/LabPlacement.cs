@@ -1,4 +1,4 @@
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Run;

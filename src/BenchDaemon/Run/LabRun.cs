@@ -2,7 +2,7 @@ using System.Text.RegularExpressions;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Observability;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using Serilog;
 using Serilog.Events;
 

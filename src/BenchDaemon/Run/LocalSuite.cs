@@ -1,7 +1,7 @@
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Persistence;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Daemon.Schema;
 using IpcBench.V1;

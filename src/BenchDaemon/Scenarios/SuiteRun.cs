@@ -1,6 +1,6 @@
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Reports;
+using IpcBench.Reports;
 
 namespace IpcBench.Daemon.Scenarios;
 
