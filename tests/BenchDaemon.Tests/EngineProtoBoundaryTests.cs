@@ -15,7 +15,11 @@ public sealed partial class EngineProtoBoundaryTests
 {
     private static readonly string[] EngineFolders = ["Model", "Core", "Persistence", "Subscribers", "Agents", "Scenarios", "Observability"];
 
-    private static readonly string SourceRoot = Path.Combine(RepoLayout.Root, "src", "BenchDaemon");
+    private static readonly string SourceRoot = Path.Combine(RepoLayout.Root, "src");
+
+    /// <summary>Where each engine folder lives: the engine's own assembly, or the host's (Persistence, Observability).</summary>
+    private static string FolderPath(string folder) =>
+        Path.Combine(SourceRoot, folder is "Persistence" or "Observability" ? "BenchDaemon" : "IpcBench.Engine", folder);
 
     /// <summary>Every type control.proto declares (messages, enums, the service); C# keeps their names.</summary>
     private static readonly HashSet<string> ControlTypes =
@@ -47,7 +51,7 @@ public sealed partial class EngineProtoBoundaryTests
         Assert.Contains("Scenario", ControlTypes);
 
         var uses = EngineFolders
-            .SelectMany(folder => Directory.EnumerateFiles(Path.Combine(SourceRoot, folder), "*.cs", SearchOption.AllDirectories)
+            .SelectMany(folder => Directory.EnumerateFiles(FolderPath(folder), "*.cs", SearchOption.AllDirectories)
                 .SelectMany(path => ControlTypeUses(folder, File.ReadAllText(path))
                     .Select(type => $"{Path.GetRelativePath(SourceRoot, path)}: {type}")))
             .ToList();

@@ -2,6 +2,7 @@ using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Persistence;
 using IpcBench.Reports;
 using IpcBench.Daemon.Schema;
 using IpcBench.Daemon.Scenarios;

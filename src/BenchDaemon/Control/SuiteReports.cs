@@ -1,5 +1,6 @@
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
+using IpcBench.Daemon.Persistence;
 using IpcBench.Reports;
 using IpcBench.Daemon.Scenarios;
 using IpcBench.Transports;

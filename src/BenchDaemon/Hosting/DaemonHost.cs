@@ -61,6 +61,7 @@ public static class DaemonHost
         builder.Services.AddSingleton<ScenarioManager>();
         builder.Services.AddHostedService(services => services.GetRequiredService<ScenarioManager>());
         builder.Services.AddSingleton<ScenarioCatalog>();
+        builder.Services.AddSingleton<ISuiteArchive, StoredSuiteArchive>();
         builder.Services.AddSingleton<SuiteManager>();
         builder.Services.AddSingleton<SuitePlanner>();
         builder.Services.AddSingleton<SuiteReports>();

@@ -11,12 +11,6 @@ public sealed record StoreWrite(string ScenarioId, ScenarioSnapshot? Scenario, I
     public SoakPoint? Soak { get; init; }
 }
 
-/// <summary>
-/// One interval's latency histogram in HdrHistogram's compressed encoding, with its wall-clock bounds (ms since the
-/// epoch); <paramref name="Index"/> orders them (a run's last interval can start in the same millisecond as it ends).
-/// </summary>
-public sealed record HdrInterval(int Index, long StartMs, long EndMs, byte[] Histogram);
-
 /// <summary>The ListScenarios/ExportScenarios filters, validated; null means "any".</summary>
 public sealed record ScenarioFilter(string? Transport, RunState? State, DateTime? CreatedAfter, DateTime? CreatedBefore)
 {

@@ -1,18 +1,8 @@
 using System.Collections.Concurrent;
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Scenarios;
 
-namespace IpcBench.Daemon.Scenarios;
-
-/// <summary>A machine's core-to-core probes as scenarios take them, and the placement classes learned from them.</summary>
-public interface IProbeHistory
-{
-    /// <summary>Keeps one probe of <paramref name="machine"/> (<see cref="MachineIdentity"/>).</summary>
-    void Add(string machine, string cores, double roundTripNs, string scenarioId);
-
-    /// <summary>The classes learned from the machine's latest <see cref="PlacementClasses.HistoryLimit"/> probes.</summary>
-    PlacementClasses Classes(string machine);
-}
+namespace IpcBench.Daemon.Persistence;
 
 /// <summary>
 /// The probe history in memory, loaded from the database the first time a machine is asked for and written through to
@@ -92,16 +82,4 @@ public sealed class StoredProbeHistory(StoreWriter writer, ILogger<StoredProbeHi
             }
         }
     }
-}
-
-/// <summary>A history that keeps nothing: where no database is wired in (tests that build a manager by hand).</summary>
-public sealed class NoProbeHistory : IProbeHistory
-{
-    public static readonly NoProbeHistory Instance = new();
-
-    public void Add(string machine, string cores, double roundTripNs, string scenarioId)
-    {
-    }
-
-    public PlacementClasses Classes(string machine) => PlacementClasses.NotLearned;
 }

@@ -1,7 +1,6 @@
 using HdrHistogram;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Persistence;
 using IpcBench.Workload;
 
 namespace IpcBench.Daemon.Scenarios;

@@ -1,9 +1,9 @@
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Persistence;
+using IpcBench.Daemon.Scenarios;
 using Microsoft.Data.Sqlite;
 
-namespace IpcBench.Daemon.Scenarios;
+namespace IpcBench.Daemon.Persistence;
 
 /// <summary>
 /// Every scenario the daemon can answer for: those it runs or holds in memory (their live snapshot wins) and those in

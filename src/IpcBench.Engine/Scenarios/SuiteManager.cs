@@ -2,8 +2,6 @@ using System.Collections.Concurrent;
 using System.Security.Cryptography;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
-using IpcBench.Daemon.Persistence;
-using Microsoft.Data.Sqlite;
 
 namespace IpcBench.Daemon.Scenarios;
 
@@ -11,7 +9,7 @@ namespace IpcBench.Daemon.Scenarios;
 /// Starts suites in the background and answers for every suite: those this daemon runs (live) and those in the
 /// database (finished, or FAILED "daemon restarted"). StartSuite and `run` both come here.
 /// </summary>
-public sealed class SuiteManager(ScenarioManager scenarios, StoreWriter writer, ILogger<SuiteManager> logger)
+public sealed class SuiteManager(ScenarioManager scenarios, ISuiteArchive archive)
 {
     private readonly ConcurrentDictionary<string, SuiteRun> _suites = new();
     private long _completedCells;
@@ -51,7 +49,7 @@ public sealed class SuiteManager(ScenarioManager scenarios, StoreWriter writer, 
             return (run, run.Snapshot());
         }
 
-        return Read(store => store.Get(id)) is { } stored
+        return archive.Get(id) is { } stored
             ? (null, stored)
             : throw new RequestRefusedException(RefusalKind.NotFound, field, $"no suite '{id}'");
     }
@@ -59,7 +57,7 @@ public sealed class SuiteManager(ScenarioManager scenarios, StoreWriter writer, 
     /// <summary>Every suite, live ones as they are now, newest first.</summary>
     public IReadOnlyList<SuiteSnapshot> List()
     {
-        var all = (Read(store => store.All()) ?? []).ToDictionary(s => s.Id, StringComparer.Ordinal);
+        var all = archive.All().ToDictionary(s => s.Id, StringComparer.Ordinal);
         foreach (var run in _suites.Values)
         {
             all[run.Id] = run.Snapshot();
@@ -75,40 +73,6 @@ public sealed class SuiteManager(ScenarioManager scenarios, StoreWriter writer, 
         return active.Count == 0 ? (0, 0, 0) : (active.Count, active[0].ScenariosDone, active[0].ScenariosTotal);
     }
 
-    /// <summary>Writes the suite's row at each change (a suite changes once per scenario); a failed write is logged, not fatal.</summary>
-    private void Record(SuiteRun suite)
-    {
-        if (writer.Store is not { } store)
-        {
-            return;
-        }
-
-        try
-        {
-            new SuiteStore(store.Path).Write(suite.Snapshot(), ProcessIdentity.Current);
-        }
-        catch (Exception e) when (e is SqliteException or IOException or InvalidOperationException)
-        {
-            logger.LogError(e, "Saving suite {SuiteId} to {DatabasePath} failed", suite.Id, store.Path);
-        }
-    }
-
-    private T? Read<T>(Func<SuiteStore, T> read)
-        where T : class?
-    {
-        if (writer.Store is not { } store)
-        {
-            return null;
-        }
-
-        try
-        {
-            return read(new SuiteStore(store.Path));
-        }
-        catch (Exception e) when (e is SqliteException or IOException or InvalidOperationException or System.Text.Json.JsonException)
-        {
-            logger.LogError(e, "Reading suites from {DatabasePath} failed", store.Path);
-            throw new RequestRefusedException(RefusalKind.Unavailable, field: null, $"the scenario database cannot be read: {e.Message}");
-        }
-    }
+    /// <summary>Keeps the suite at each change (a suite changes once per scenario).</summary>
+    private void Record(SuiteRun suite) => archive.Write(suite.Snapshot());
 }
