@@ -13,7 +13,7 @@ public static class LoadTables
 {
     public const string Note = "Offered rate per publisher (log axis in the chart); latency from each message's intended send time, so a publisher " +
         "falling behind shows as latency (no coordinated omission); CPU per delivered message, daemon and agents together. " +
-        "A probe passes when it delivers the search's share of the offered rate with p99 within its bound and neither sender lag dominates nor receivers fall behind.";
+        "A probe passes when it delivers the search's share of the offered rate with p99 (from intended send times, a late publisher included) within its bound and its receivers do not fall behind.";
 
     public static void AppendMarkdown(StringBuilder text, SuiteReport report)
     {

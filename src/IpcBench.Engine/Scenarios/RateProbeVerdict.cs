@@ -5,9 +5,12 @@ namespace IpcBench.Daemon.Scenarios;
 
 /// <summary>
 /// Whether a rate-limited probe sustained its offered rate: it completed, delivered at least the search's share of what was
-/// offered, kept latency p99 (measured from intended send times, so a late sender shows up as latency) within the bound,
-/// and carried neither a sender-lag-dominates nor a receivers-behind note (ValidityRules: both say the offered rate was
-/// not what the transport actually carried). Noise is not the transport's: a noisy probe is retried as any suite scenario.
+/// offered, kept latency p99 within the bound and carried no receivers-behind note (the backlog grew: the rate was not
+/// carried). Latency runs from intended send times, so a late publisher counts against the bound in full; a
+/// sender-lag-dominates note says how to read that figure (mostly the harness's lateness), not that the rate failed, and
+/// is named only beside a p99 above the bound. Failing on it called every low rate unsustainable: at 255 msg/s per
+/// publisher (uds 1 KB 2:4, 2026-11-28) sender lag p99 was 1.4 ms of a 2.1 ms latency p99, under a 10 ms bound, and the
+/// search ended "no sustainable rate". Noise is not the transport's: a noisy probe is retried as any suite scenario.
 /// </summary>
 public static class RateProbeVerdict
 {
@@ -32,11 +35,11 @@ public static class RateProbeVerdict
 
         if (p99 > search.MaxP99Latency.Ticks * 100)
         {
-            return Invariant($"latency p99 {Micros(p99)} above the bound {Micros(search.MaxP99Latency.Ticks * 100)}");
+            string lag = stats.Validity.FirstOrDefault(v => v.Kind == ValidityKind.SenderLagDominates) is { } note ? $" ({note.Text})" : string.Empty;
+            return Invariant($"latency p99 {Micros(p99)} above the bound {Micros(search.MaxP99Latency.Ticks * 100)}{lag}");
         }
 
-        var note = stats.Validity.FirstOrDefault(v => v.Kind is ValidityKind.SenderLagDominates or ValidityKind.ReceiversBehind);
-        return note?.Text ?? string.Empty;
+        return stats.Validity.FirstOrDefault(v => v.Kind == ValidityKind.ReceiversBehind)?.Text ?? string.Empty;
     }
 
     private static string Micros(long ns) => ns >= 1_000_000 ? Invariant($"{ns / 1e6:0.###} ms") : Invariant($"{ns / 1e3:0.#} µs");
