@@ -23,7 +23,7 @@ public static class SaturationPresets
                      select new PresetCell(new CellKey(transport, 1024, shape.Publishers, shape.Subscribers), [])).ToList();
         return new ReferencePreset("saturation-1", "Sustainable rate: every transport at 1 KB, 1:1 and 2:4",
             "Offered load, not a published figure: per cell a closed-loop run, then rate-limited probes (x4 ramp, then bisection) for the highest " +
-            "rate per publisher delivered at 99 % with latency p99 (from intended send times) within 1 ms and without the sender's lag dominating.",
+            "rate per publisher delivered at 99 % with latency p99 (from intended send times, a late publisher counting in full) within 1 ms and receivers keeping up.",
             TimeSpan.FromSeconds(2), TimeSpan.FromMilliseconds(500), cells, [])
         {
             SearchMaxP99Latency = TimeSpan.FromMilliseconds(1),
