@@ -68,17 +68,15 @@ public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, Suit
     {
         var report = reports.Build(suites.Find(request.Id, "id").Suite);
         var comparison = BaselineComparison(request, report);
-        var (format, contentType, fileName, content) = request.Format switch
+        var format = FormatOf(request.Format);
+        var response = new ExportSuiteResponse
         {
-            ReportFormat.Unspecified or ReportFormat.Json => (ReportFormat.Json, "application/json", "report.json", JsonReport.Render(report, comparison)),
-            ReportFormat.Csv => (ReportFormat.Csv, "text/csv", "report.csv", CsvReport.Render(report)),
-            ReportFormat.Markdown => (ReportFormat.Markdown, "text/markdown", "report.md", MarkdownReport.Render(report, comparison)),
-            ReportFormat.Html => (ReportFormat.Html, "text/html", "report.html", HtmlReport.Render(report, comparison)),
-            _ => throw new RequestRefusedException(RefusalKind.InvalidArgument, "format",
-                $"unknown value {(int)request.Format}; allowed: REPORT_FORMAT_JSON, REPORT_FORMAT_CSV, REPORT_FORMAT_MARKDOWN, REPORT_FORMAT_HTML"),
+            Format = System.Enum.Parse<ReportFormat>(format.Id, ignoreCase: true),
+            ContentType = format.ContentType,
+            FileName = format.FileName,
+            Content = format.Render(report, comparison),
         };
-        var response = new ExportSuiteResponse { Format = format, ContentType = contentType, FileName = fileName, Content = content };
-        if (format == ReportFormat.Csv && comparison is not null)
+        if (format.Id == "csv" && comparison is not null)
         {
             // A document of its own: a CSV reader takes one table per file, where the other formats nest a section.
             response.ComparisonContent = CsvReport.RenderComparison(comparison);
@@ -86,6 +84,13 @@ public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, Suit
 
         return response;
     }
+
+    /// <summary>The registered format a proto value names (REPORT_FORMAT_MARKDOWN: "markdown"); unspecified is the default.</summary>
+    private static ISuiteReportFormat FormatOf(ReportFormat value) =>
+        value == ReportFormat.Unspecified ? SuiteReportFormats.Default
+        : (System.Enum.IsDefined(value) ? SuiteReportFormats.Find(value.ToString().ToLowerInvariant()) : null)
+            ?? throw new RequestRefusedException(RefusalKind.InvalidArgument, "format",
+                $"unknown value {(int)value}; allowed: {string.Join(", ", SuiteReportFormats.All.Select(f => "REPORT_FORMAT_" + f.Id.ToUpperInvariant()))}");
 
     /// <summary>ExportSuite's baseline section: the comparison CompareSuites would answer, or none without baseline_id.</summary>
     private SuiteComparison? BaselineComparison(ExportSuiteRequest request, SuiteReport candidate)
