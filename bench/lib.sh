@@ -23,3 +23,13 @@ find_grpcurl() {
     if [[ -z $GRPCURL && -x ../shared/tools/grpcurl ]]; then GRPCURL=../shared/tools/grpcurl; fi
   fi
 }
+
+# control_client PORT: grpcurl (find_grpcurl) and jq, or exit 2 naming the missing one; sets G (grpcurl -plaintext, an
+# array) and D (127.0.0.1:PORT), the daemon the script serves and calls.
+control_client() {
+  find_grpcurl
+  [[ -n $GRPCURL ]] || { echo "grpcurl not found (set GRPCURL)" >&2; exit 2; }
+  command -v jq >/dev/null || { echo "jq not found" >&2; exit 2; }
+  G=("$GRPCURL" -plaintext)
+  D=127.0.0.1:$1
+}

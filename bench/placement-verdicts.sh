@@ -14,11 +14,7 @@ TRIES=${1:-1}
 PORT=${PORT:-50061}
 . bench/lib.sh
 results_dir "${OUT:-$(mktemp -d -t ipcbench-placement-verdicts.XXXXXX)}"
-find_grpcurl
-[[ -n $GRPCURL ]] || { echo "grpcurl not found (set GRPCURL)" >&2; exit 2; }
-command -v jq >/dev/null || { echo "jq not found" >&2; exit 2; }
-G=("$GRPCURL" -plaintext)
-D=127.0.0.1:$PORT
+control_client "$PORT"
 
 if [[ ${SKIP_BUILD:-0} != 1 ]]; then
   say "building (Release)"

@@ -21,11 +21,7 @@ STEP=${STEP:-60s}
 PORT=${PORT:-50063}
 . bench/lib.sh
 results_dir "${OUT:-$(mktemp -d -t ipcbench-soak-side-by-side.XXXXXX)}"
-find_grpcurl
-[[ -n $GRPCURL ]] || { echo "grpcurl not found (set GRPCURL)" >&2; exit 2; }
-command -v jq >/dev/null || { echo "jq not found" >&2; exit 2; }
-G=("$GRPCURL" -plaintext)
-D=127.0.0.1:$PORT
+control_client "$PORT"
 daemon_bin=src/BenchDaemon/bin/Release/net10.0/BenchDaemon.dll
 bound_s=$(jq -nr --arg b "$MAX_P99" '$b | capture("^(?<n>[0-9.]+)(?<u>us|ms|s)$") | (.n | tonumber) * ({"us": 1e-6, "ms": 1e-3, "s": 1}[.u])')
 
