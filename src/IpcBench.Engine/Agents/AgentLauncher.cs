@@ -17,6 +17,10 @@ public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirect
     private const string Gen0BudgetVariable = "DOTNET_GCgen0size";
     private const string AgentGen0BudgetHex = "0x400000";
 
+    /// <summary>What dynamic PGO instruments in agent processes (the runtime's TieredPGO_InstrumentOnlyHotCode).</summary>
+    private const string PgoStrategyVariable = "DOTNET_TieredPGO_InstrumentOnlyHotCode";
+    private const string AgentPgoStrategy = "0";
+
     private readonly Lazy<(string FileName, string[] Prefix)> _executable = new(() => Resolve(options.Value.AgentPath));
 
     public string? UnavailableReason
@@ -88,6 +92,16 @@ public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirect
         if (!start.Environment.ContainsKey(Gen0BudgetVariable))
         {
             start.Environment[Gen0BudgetVariable] = AgentGen0BudgetHex;
+        }
+
+        // A fresh agent's warmup was mostly the JIT recompiling the framework's precompiled HTTP/2 client (its reports'
+        // channel) twice, instrumented then optimized, on the one background thread the hot loops leave a share of a
+        // core: the window waited 6-9 s for it (docs/how-it-measures.md, "What the settling waits for"). With 0 the
+        // runtime instruments our own code from its first call (the hot loops keep their PGO) and sends the framework's
+        // precompiled code straight to tier 1. Whoever sets the variable themselves keeps their value.
+        if (!start.Environment.ContainsKey(PgoStrategyVariable))
+        {
+            start.Environment[PgoStrategyVariable] = AgentPgoStrategy;
         }
 
         var process = new Process { StartInfo = start, EnableRaisingEvents = true };
