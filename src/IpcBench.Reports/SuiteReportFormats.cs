@@ -17,6 +17,9 @@ public interface ISuiteReportFormat
 
     /// <summary>The report, with the baseline's comparison where the format has a place for it.</summary>
     string Render(SuiteReport report, SuiteComparison? comparison);
+
+    /// <summary>The comparison as a document of its own, for a format with no place for it inside the report; else null.</summary>
+    string? RenderComparison(SuiteComparison comparison) => null;
 }
 
 /// <summary>Every suite report format, in the order ExportSuite's refusal lists them; the first is the default.</summary>
@@ -25,7 +28,8 @@ public static class SuiteReportFormats
     public static IReadOnlyList<ISuiteReportFormat> All { get; } =
     [
         new Format("json", "application/json", "report.json", JsonReport.Render),
-        new Format("csv", "text/csv", "report.csv", (report, _) => CsvReport.Render(report)),
+        // A CSV reader takes one table per file: the comparison is a document of its own.
+        new Format("csv", "text/csv", "report.csv", (report, _) => CsvReport.Render(report), CsvReport.RenderComparison),
         new Format("markdown", "text/markdown", "report.md", MarkdownReport.Render),
         new Format("html", "text/html", "report.html", HtmlReport.Render),
     ];
@@ -35,8 +39,12 @@ public static class SuiteReportFormats
     /// <summary>The format of this id, or null when none is registered under it.</summary>
     public static ISuiteReportFormat? Find(string id) => All.FirstOrDefault(f => string.Equals(f.Id, id, StringComparison.Ordinal));
 
-    private sealed record Format(string Id, string ContentType, string FileName, Func<SuiteReport, SuiteComparison?, string> Renderer) : ISuiteReportFormat
+    private sealed record Format(
+        string Id, string ContentType, string FileName, Func<SuiteReport, SuiteComparison?, string> Renderer,
+        Func<SuiteComparison, string>? ComparisonRenderer = null) : ISuiteReportFormat
     {
         public string Render(SuiteReport report, SuiteComparison? comparison) => Renderer(report, comparison);
+
+        public string? RenderComparison(SuiteComparison comparison) => ComparisonRenderer?.Invoke(comparison);
     }
 }

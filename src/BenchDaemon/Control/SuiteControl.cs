@@ -76,10 +76,9 @@ public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, Suit
             FileName = format.FileName,
             Content = format.Render(report, comparison),
         };
-        if (format.Id == "csv" && comparison is not null)
+        if (comparison is not null && format.RenderComparison(comparison) is { } separate)
         {
-            // A document of its own: a CSV reader takes one table per file, where the other formats nest a section.
-            response.ComparisonContent = CsvReport.RenderComparison(comparison);
+            response.ComparisonContent = separate;
         }
 
         return response;
