@@ -13,13 +13,22 @@ public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirect
 
     public const string TokenVariable = "IPCBENCH_AGENT_TOKEN";
 
-    /// <summary>The runtime's gen0 allocation budget (hexadecimal bytes) for agent processes.</summary>
-    private const string Gen0BudgetVariable = "DOTNET_GCgen0size";
-    private const string AgentGen0BudgetHex = "0x400000";
-
-    /// <summary>What dynamic PGO instruments in agent processes (the runtime's TieredPGO_InstrumentOnlyHotCode).</summary>
-    private const string PgoStrategyVariable = "DOTNET_TieredPGO_InstrumentOnlyHotCode";
-    private const string AgentPgoStrategy = "0";
+    /// <summary>
+    /// Runtime settings every agent gets unless the daemon's own environment sets them (whoever sets one keeps theirs).
+    /// DOTNET_GCgen0size: an agent's steady garbage is its once-a-second report (~30 KB/s); with the default gen0 budget,
+    /// sized from the last-level cache (tens of MB), its first collection came ~15 min into a run and its RSS climbed all
+    /// that time, +26 % over a 30-minute soak, indistinguishable from a leak; 4 MiB gives a collection every couple of
+    /// minutes (~100 µs, almost nothing live) and a flat RSS. DOTNET_TieredPGO_InstrumentOnlyHotCode: a fresh agent's
+    /// warmup was mostly the JIT recompiling the framework's precompiled HTTP/2 client (its reports' channel) twice,
+    /// instrumented then optimized, on the one background thread the hot loops leave a share of a core; the window waited
+    /// 6-9 s for it (docs/how-it-measures.md, "What the settling waits for"). With 0 the runtime instruments our own code
+    /// from its first call (the hot loops keep their PGO) and sends the framework's precompiled code straight to tier 1.
+    /// </summary>
+    private static readonly (string Variable, string Value)[] RuntimeDefaults =
+    [
+        ("DOTNET_GCgen0size", "0x400000"),
+        ("DOTNET_TieredPGO_InstrumentOnlyHotCode", "0"),
+    ];
 
     private readonly Lazy<(string FileName, string[] Prefix)> _executable = new(() => Resolve(options.Value.AgentPath));
 
@@ -85,23 +94,9 @@ public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirect
 
         // In the environment, not the command line, so other users cannot read it from ps.
         start.Environment[TokenVariable] = session.Token;
-        // An agent's steady garbage is its once-a-second report (~30 KB/s). With the default gen0 budget, sized from the
-        // last-level cache (tens of MB), its first collection came ~15 min into a run and its RSS climbed all that time:
-        // +26 % over a 30-minute soak, indistinguishable from a leak. 4 MiB: a collection every couple of minutes
-        // (~100 µs with almost nothing live) and a flat RSS. Whoever sets the variable themselves keeps their value.
-        if (!start.Environment.ContainsKey(Gen0BudgetVariable))
+        foreach (var (variable, value) in RuntimeDefaults)
         {
-            start.Environment[Gen0BudgetVariable] = AgentGen0BudgetHex;
-        }
-
-        // A fresh agent's warmup was mostly the JIT recompiling the framework's precompiled HTTP/2 client (its reports'
-        // channel) twice, instrumented then optimized, on the one background thread the hot loops leave a share of a
-        // core: the window waited 6-9 s for it (docs/how-it-measures.md, "What the settling waits for"). With 0 the
-        // runtime instruments our own code from its first call (the hot loops keep their PGO) and sends the framework's
-        // precompiled code straight to tier 1. Whoever sets the variable themselves keeps their value.
-        if (!start.Environment.ContainsKey(PgoStrategyVariable))
-        {
-            start.Environment[PgoStrategyVariable] = AgentPgoStrategy;
+            start.Environment.TryAdd(variable, value);
         }
 
         var process = new Process { StartInfo = start, EnableRaisingEvents = true };
