@@ -43,7 +43,7 @@ wait_suite() { # id: polls GetSuite once a second until it is finished (the clie
 }
 
 compare() { # try label baseline candidate
-  local file="$out/try$1-$2.json"
+  local file="$out/try$1-${2%% *}.json"
   "${G[@]}" -d "{\"baseline_id\":\"$3\",\"candidate_id\":\"$4\",\"threshold_percent\":5}" "$D" ipcbench.v1.BenchControl/CompareSuites >"$file"
   echo "try $1, $2: $(jq -r '.verdict' "$file")"
   jq -r '.cells[] | "  \(.spec.transport) \(.verdict)  flag costs: \([.flagCosts[]? | "\(.kind) \(.baselineRepetitions // 0)+\(.candidateRepetitions // 0)"] | join(", "))"' "$file"
