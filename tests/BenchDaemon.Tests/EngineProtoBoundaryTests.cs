@@ -17,9 +17,14 @@ public sealed partial class EngineProtoBoundaryTests
 
     private static readonly string SourceRoot = Path.Combine(RepoLayout.Root, "src");
 
-    /// <summary>Where each engine folder lives: the engine's own assembly, or the host's (Persistence, Observability).</summary>
-    private static string FolderPath(string folder) =>
-        Path.Combine(SourceRoot, folder is "Persistence" or "Observability" ? "BenchDaemon" : "IpcBench.Engine", folder);
+    /// <summary>Where each engine folder lives: the engine's own assembly, the store's (Persistence) or the metrics' (Observability; its host wiring stays in BenchDaemon).</summary>
+    private static IEnumerable<string> FolderPaths(string folder) =>
+        folder switch
+        {
+            "Persistence" => [Path.Combine(SourceRoot, "IpcBench.Store", folder)],
+            "Observability" => [Path.Combine(SourceRoot, "IpcBench.Metrics", folder), Path.Combine(SourceRoot, "BenchDaemon", folder)],
+            _ => [Path.Combine(SourceRoot, "IpcBench.Engine", folder)],
+        };
 
     /// <summary>Every type control.proto declares (messages, enums, the service); C# keeps their names.</summary>
     private static readonly HashSet<string> ControlTypes =
@@ -51,7 +56,7 @@ public sealed partial class EngineProtoBoundaryTests
         Assert.Contains("Scenario", ControlTypes);
 
         var uses = EngineFolders
-            .SelectMany(folder => Directory.EnumerateFiles(FolderPath(folder), "*.cs", SearchOption.AllDirectories)
+            .SelectMany(folder => FolderPaths(folder).SelectMany(dir => Directory.EnumerateFiles(dir, "*.cs", SearchOption.AllDirectories))
                 .SelectMany(path => ControlTypeUses(folder, File.ReadAllText(path))
                     .Select(type => $"{Path.GetRelativePath(SourceRoot, path)}: {type}")))
             .ToList();

@@ -4,9 +4,10 @@ using IpcBench.Daemon.Tests.Infrastructure;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
-/// The folders of the host (BenchDaemon) and of the engine (IpcBench.Engine) depend on each other one way only, as
-/// docs/architecture.md's Layout draws it. The assembly reference already keeps the engine from the host; inside each
-/// assembly this test keeps the layers. Read from the sources (every folder is one namespace,
+/// The folders of the host (BenchDaemon), the lab, the metrics, the store and the engine depend on each other one way only, as
+/// docs/architecture.md's Layout draws it. The assembly references already keep the engine from the store and the store
+/// from the host; inside each assembly (and across Observability, split between the metrics and the host's wiring) this
+/// test keeps the layers. Read from the sources (every folder is one namespace,
 /// IpcBench.Daemon.&lt;Folder&gt;): a using, a fully qualified name or a name qualified from the parent namespace
 /// (<c>Agents.AgentLauncher</c>) is an arrow.
 /// </summary>
@@ -17,7 +18,7 @@ public sealed partial class FolderDependencyTests
     {
         ["Program"] = ["Cli"],
         ["Cli"] = ["Run", "Hosting", "Observability", "Core"],
-        ["Run"] = ["Hosting", "Observability", "Control", "Scenarios", "Agents", "Persistence", "Schema", "Model", "Core"],
+        ["Run"] = ["Lab", "Hosting", "Observability", "Control", "Scenarios", "Agents", "Persistence", "Schema", "Model", "Core"],
         ["Hosting"] = ["Observability", "Control", "Scenarios", "Agents", "Persistence", "Schema", "Model", "Core"],
         ["Observability"] = ["Control", "Scenarios", "Persistence", "Model", "Core"],
         ["Control"] = ["Scenarios", "Agents", "Persistence", "Schema", "Model", "Core"],
@@ -28,9 +29,13 @@ public sealed partial class FolderDependencyTests
         ["Schema"] = ["Model", "Core"],
         ["Core"] = ["Model"],
         ["Model"] = [],
+        // The control plane's client (its own assembly): it knows the contracts and the reports, no folder of the daemon.
+        ["Lab"] = [],
     };
 
-    private static readonly string[] SourceRoots = [Path.Combine(RepoLayout.Root, "src", "BenchDaemon"), Path.Combine(RepoLayout.Root, "src", "IpcBench.Engine")];
+    /// <summary>The assemblies whose folders share the IpcBench.Daemon namespaces: the host, the lab, the metrics, the store, the engine.</summary>
+    private static readonly string[] SourceRoots =
+        [.. new[] { "BenchDaemon", "IpcBench.Lab", "IpcBench.Metrics", "IpcBench.Store", "IpcBench.Engine" }.Select(a => Path.Combine(RepoLayout.Root, "src", a))];
 
     [Fact]
     public void EveryFile_IsInTheNamespaceOfItsFolder()

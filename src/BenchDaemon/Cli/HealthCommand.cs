@@ -3,6 +3,7 @@ using System.Globalization;
 using Grpc.Core;
 using Grpc.Health.V1;
 using Grpc.Net.Client;
+using IpcBench.Contracts;
 using IpcBench.Daemon.Core;
 
 namespace IpcBench.Daemon.Cli;

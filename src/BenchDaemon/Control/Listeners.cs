@@ -1,6 +1,7 @@
 using System.Security.Cryptography.X509Certificates;
 using Grpc.AspNetCore.Server;
 using Grpc.Core;
+using IpcBench.Contracts;
 using IpcBench.Daemon.Core;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 

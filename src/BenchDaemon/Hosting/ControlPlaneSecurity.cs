@@ -1,5 +1,6 @@
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using IpcBench.Contracts;
 using IpcBench.Daemon.Core;
 using Microsoft.Extensions.Options;
 

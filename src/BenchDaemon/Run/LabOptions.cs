@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.CommandLine.Parsing;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using IpcBench.Daemon.Lab;
 
 namespace IpcBench.Daemon.Run;
 
@@ -107,7 +108,3 @@ internal sealed class LabOptions
         }
     }
 }
-
-/// <param name="Trusted">--ca-file's certificates, trusted as roots besides the system's; null: the system's only.</param>
-/// <param name="Token">--token-file's bearer token, sent to every daemon; null: none.</param>
-internal sealed record LabSettings(IReadOnlyList<LabDaemon> Daemons, bool OneAtATime, X509Certificate2Collection? Trusted, string? Token);

@@ -1,15 +1,10 @@
 using System.Globalization;
+using IpcBench.Daemon.Lab;
 using IpcBench.V1;
 using Spectre.Console;
 using Spectre.Console.Rendering;
 
 namespace IpcBench.Daemon.Run;
-
-/// <summary>Where a lab run reports a daemon's progress, every time the daemon says something.</summary>
-internal interface ILabProgress
-{
-    void Update(LabMachineRun machine);
-}
 
 /// <summary>
 /// `run --daemons`' progress: one line per daemon. On a terminal they are redrawn in place (the same live display

@@ -1,6 +1,7 @@
 using System.Text.RegularExpressions;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
+using IpcBench.Daemon.Lab;
 using IpcBench.Daemon.Observability;
 using IpcBench.Reports;
 using Serilog;

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using System.Globalization;
+using IpcBench.Daemon.Lab;
 using IpcBench.Transports;
 using IpcBench.V1;
 

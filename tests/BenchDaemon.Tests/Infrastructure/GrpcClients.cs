@@ -5,6 +5,7 @@ using System.Security.Cryptography.X509Certificates;
 using Google.Protobuf;
 using Grpc.Core;
 using Grpc.Net.Client;
+using IpcBench.Daemon.Lab;
 
 namespace IpcBench.Daemon.Tests.Infrastructure;
 
@@ -86,7 +87,7 @@ internal static class GrpcClients
 
     /// <summary>The rule `run --daemons` uses: the system's verdict, or an untrusted chain ending in the extra root; never a wrong name.</summary>
     private static bool TrustsServer(X509Certificate? certificate, SslPolicyErrors errors, X509Certificate2 trusted) =>
-        Run.LabChannels.Trusts(certificate, errors, [trusted]);
+        LabChannels.Trusts(certificate, errors, [trusted]);
 
     private sealed class AuthorizationHeader(string value) : DelegatingHandler
     {

@@ -2,7 +2,7 @@ using System.Net.Security;
 using System.Security.Cryptography.X509Certificates;
 using Grpc.Net.Client;
 
-namespace IpcBench.Daemon.Run;
+namespace IpcBench.Daemon.Lab;
 
 /// <summary>
 /// gRPC channels to a lab's daemons: h2c or TLS as each address says, the --ca-file roots trusted besides the system's,

@@ -1,7 +1,7 @@
 using IpcBench.Reports;
 using IpcBench.V1;
 
-namespace IpcBench.Daemon.Run;
+namespace IpcBench.Daemon.Lab;
 
 /// <summary>GetSuite's EnvironmentInfo made into the lab report's placement facts: the proto stops here.</summary>
 internal static class LabPlacement

@@ -3,7 +3,7 @@ using Grpc.Net.Client;
 using IpcBench.Reports;
 using IpcBench.V1;
 
-namespace IpcBench.Daemon.Run;
+namespace IpcBench.Daemon.Lab;
 
 /// <summary>
 /// One daemon of `run --daemons`: StartSuite, WatchSuite until the suite has finished (a broken stream is picked up

@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Net;
 
-namespace IpcBench.Daemon.Core;
+namespace IpcBench.Contracts;
 
 /// <summary>
 /// An address as the daemon's options and the CLI take one: unix:/path, host:port, or http(s)://host:port (IPv6 in

@@ -1,8 +1,9 @@
+using IpcBench.Contracts;
 using YamlDotNet.Core;
 using YamlDotNet.Serialization;
 using YamlDotNet.Serialization.NamingConventions;
 
-namespace IpcBench.Daemon.Run;
+namespace IpcBench.Daemon.Lab;
 
 /// <summary>One daemon of a lab run: the name the report shows, the address as given, and where to call it.</summary>
 internal sealed record LabDaemon(string Name, string Address, Uri Endpoint);
@@ -68,7 +69,7 @@ internal static class LabDaemons
     public static Uri Endpoint(string option, string address, bool tls)
     {
         // A daemon has no default port worth guessing, so the 80 or 443 a URI fills in will not do.
-        if (Core.DaemonAddress.Parse(address, tls) is { IsHttpOrigin: true, PortGiven: true, Uri: { Port: > 0 and <= 65535 } uri })
+        if (DaemonAddress.Parse(address, tls) is { IsHttpOrigin: true, PortGiven: true, Uri: { Port: > 0 and <= 65535 } uri })
         {
             return uri;
         }
