@@ -10,12 +10,8 @@ public static class ReferencePresets
     private const int KB = 1024;
     private const int MB = 1024 * 1024;
 
+    /// <summary>The presets that reproduce a published figure; a suite names these and the saturation ones (<see cref="PresetCatalog"/>).</summary>
     public static IReadOnlyList<ReferencePreset> All { get; } = [Section1(), Section2(), Section3(), Section4(), Section5()];
-
-    /// <summary>Every preset a suite may name: these, then the saturation presets (which reproduce no published figure).</summary>
-    public static IReadOnlyList<ReferencePreset> Suites { get; } = [.. All, .. SaturationPresets.All];
-
-    public static ReferencePreset? Find(string id) => Suites.FirstOrDefault(p => string.Equals(p.Id, id, StringComparison.Ordinal));
 
     /// <summary>§1: the iceoryx2-from-C# blog, 1:1, header-only as published and FULL beside it.</summary>
     private static ReferencePreset Section1()

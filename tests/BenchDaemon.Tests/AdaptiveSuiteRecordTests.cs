@@ -72,7 +72,7 @@ public sealed class AdaptiveSuiteRecordTests : IDisposable
         Assert.Null(read.Adaptive);
         Assert.All(read.Cells, c => Assert.Equal(CellStop.Unspecified, c.Stop));
         Assert.Equal(3 * 3, read.ScenariosTotal);
-        var spec = SuiteProtos.SpecOf(read);
+        var spec = SuiteProtos.SpecOf(read, preset: null);
         Assert.False(spec.HasTargetPrecisionPercent);
         Assert.Equal(0, spec.MaxRepetitions);
     }
@@ -102,7 +102,7 @@ public sealed class AdaptiveSuiteRecordTests : IDisposable
             [.. suite.Cells.Select((c, i) => new ReportCell(new CellKey("channels", 8 << i), TimeSpan.FromSeconds(1), TimeSpan.Zero,
                 [.. c.ScenarioIds.Select((id, r) => Repetition(r + 1, id, 1e6 * (1 + 0.01 * (r % 3))))], []))]);
 
-        var proto = SuiteProtos.ToProto(suite, report, null);
+        var proto = SuiteProtos.ToProto(suite, report, null, preset: null);
 
         Assert.True(proto.Spec.HasTargetPrecisionPercent);
         Assert.Equal(2.5, proto.Spec.TargetPrecisionPercent);

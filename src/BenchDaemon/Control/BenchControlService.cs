@@ -217,7 +217,7 @@ public sealed class BenchControlService(
     public override Task<ExportSuiteResponse> ExportSuite(ExportSuiteRequest request, ServerCallContext context) => Task.FromResult(suites.Export(request));
 
     public override Task<ListSuitePresetsResponse> ListSuitePresets(ListSuitePresetsRequest request, ServerCallContext context) =>
-        Task.FromResult(SuiteControl.Presets());
+        Task.FromResult(suites.Presets());
 
     public override Task<CompareSuitesResponse> CompareSuites(CompareSuitesRequest request, ServerCallContext context) => Task.FromResult(suites.Compare(request));
 }

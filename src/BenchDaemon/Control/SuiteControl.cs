@@ -11,7 +11,7 @@ using IpcBench.V1;
 namespace IpcBench.Daemon.Control;
 
 /// <summary>The suite RPCs of BenchControl (BenchControlService hands them here): start, read, stop, watch, export, presets.</summary>
-public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, SuiteReports reports, ScenarioCatalog catalog)
+public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, SuiteReports reports, ScenarioCatalog catalog, PresetCatalog presets)
 {
     private static readonly TimeSpan WatchInterval = TimeSpan.FromSeconds(1);
 
@@ -109,10 +109,10 @@ public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, Suit
         return SuiteComparison.Compare(baseline, candidate, threshold);
     }
 
-    public static ListSuitePresetsResponse Presets()
+    public ListSuitePresetsResponse Presets()
     {
         var response = new ListSuitePresetsResponse();
-        response.Presets.AddRange(ReferencePresets.Suites.Select(SuiteCells.ToProto));
+        response.Presets.AddRange(presets.Suites.Select(SuiteCells.ToProto));
         return response;
     }
 
@@ -128,7 +128,7 @@ public sealed class SuiteControl(SuitePlanner planner, SuiteManager suites, Suit
     {
         var report = reports.Build(snapshot);
         var environment = snapshot.Cells.SelectMany(c => c.ScenarioIds).Take(1).Select(id => catalog.Get(id).Environment).FirstOrDefault();
-        return SuiteProtos.ToProto(snapshot, report, environment);
+        return SuiteProtos.ToProto(snapshot, report, environment, presets.Find(snapshot.Preset));
     }
 
     private static SuiteProgress Progress(SuiteRun? suite, SuiteSnapshot snapshot)

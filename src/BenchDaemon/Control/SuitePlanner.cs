@@ -13,7 +13,7 @@ namespace IpcBench.Daemon.Control;
 /// bound for every cell) made into the engine's plan: every cell is a ScenarioSpec checked by SpecValidator, so a suite
 /// refuses exactly what StartScenario would, naming the suite's field.
 /// </summary>
-public sealed class SuitePlanner(SpecValidator validator, TransportRegistry transports)
+public sealed class SuitePlanner(SpecValidator validator, TransportRegistry transports, PresetCatalog presets)
 {
     /// <summary>Cells × repetitions: a suite is a batch of short scenarios, not a soak.</summary>
     public const int MaxScenarios = 2000;
@@ -52,7 +52,7 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
             throw Invalid("spec.name", $"must be at most {MaxNameLength} characters; got {spec.Name.Length}");
         }
 
-        var search = SuiteRates.Search(spec, string.IsNullOrEmpty(spec.Preset) ? null : ReferencePresets.Find(spec.Preset));
+        var search = SuiteRates.Search(spec, string.IsNullOrEmpty(spec.Preset) ? null : presets.Find(spec.Preset));
         var cells = string.IsNullOrEmpty(spec.Preset) ? Matrix(spec) : Preset(spec);
         if (keepCell is not null)
         {
@@ -107,8 +107,8 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
 
     private List<ScenarioSpec> Preset(SuiteSpec spec)
     {
-        var preset = ReferencePresets.Find(spec.Preset)
-            ?? throw Invalid("spec.preset", $"'{spec.Preset}' is not a preset; one of: {string.Join(", ", ReferencePresets.Suites.Select(p => p.Id))}");
+        var preset = presets.Find(spec.Preset)
+            ?? throw Invalid("spec.preset", $"'{spec.Preset}' is not a preset; one of: {string.Join(", ", presets.Suites.Select(p => p.Id))}");
         string? matrixField = spec.Transports.Count > 0 ? "transports" : spec.PayloadBytes.Count > 0 ? "payload_bytes"
             : spec.Topologies.Count > 0 ? "topologies" : spec.PayloadAccess.Count > 0 ? "payload_access"
             : spec.WaitStrategies.Count > 0 ? "wait_strategies" : spec.Modes.Count > 0 ? "modes"

@@ -17,13 +17,14 @@ public static class SuiteProtos
 
     public static SuiteRunState FromProto(SuiteState state) => (SuiteRunState)state;
 
-    public static Suite ToProto(SuiteSnapshot suite, SuiteReport report, RunEnvironment? environment)
+    /// <param name="preset">The suite's preset, if it named one (its cells' defaults are left out of the spec).</param>
+    public static Suite ToProto(SuiteSnapshot suite, SuiteReport report, RunEnvironment? environment, ReferencePreset? preset)
     {
         var proto = new Suite
         {
             Id = suite.Id,
             Name = suite.Name,
-            Spec = SpecOf(suite),
+            Spec = SpecOf(suite, preset),
             State = ToProto(suite.State),
             Error = suite.Error,
             CreatedAt = Timestamp.FromDateTime(Utc(suite.CreatedAt)),
@@ -135,7 +136,7 @@ public static class SuiteProtos
     /// The spec as submitted: a preset's id (with the duration and warmup it ran if they were overridden), or the matrix
     /// its cells span; with either, the placement every cell ran with.
     /// </summary>
-    public static SuiteSpec SpecOf(SuiteSnapshot suite)
+    public static SuiteSpec SpecOf(SuiteSnapshot suite, ReferencePreset? preset)
     {
         var spec = new SuiteSpec { Name = suite.Name, Repetitions = suite.Repetitions, Preset = suite.Preset };
         if (suite.Adaptive is { } adaptive)
@@ -157,7 +158,6 @@ public static class SuiteProtos
 
         if (suite.Preset.Length > 0)
         {
-            var preset = ReferencePresets.Find(suite.Preset);
             if (first is not null && preset is not null && (first.Duration != preset.Duration || first.Warmup != preset.Warmup))
             {
                 spec.Duration = first.Duration is { } d ? Duration.FromTimeSpan(d) : null;

@@ -11,11 +11,11 @@ namespace IpcBench.Daemon.Control;
 /// A suite's report model fed from its scenarios' real results: every repetition's rates, CPU, latency percentiles and
 /// per-second series, read from the catalog (memory or database). What ExportSuite, CompareSuites and `run` render.
 /// </summary>
-public sealed class SuiteReports(ScenarioCatalog catalog)
+public sealed class SuiteReports(ScenarioCatalog catalog, PresetCatalog presets)
 {
     public SuiteReport Build(SuiteSnapshot suite)
     {
-        var preset = string.IsNullOrEmpty(suite.Preset) ? null : ReferencePresets.Find(suite.Preset);
+        var preset = string.IsNullOrEmpty(suite.Preset) ? null : presets.Find(suite.Preset);
         RunEnvironment? environment = null;
         string classes = string.Empty;
         var latestAt = DateTime.MinValue;

@@ -7,6 +7,7 @@ using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Observability;
 using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Scenarios;
+using IpcBench.Reports;
 using IpcBench.Transports;
 using IpcBench.V1;
 using Microsoft.Extensions.Options;
@@ -63,6 +64,7 @@ public static class DaemonHost
         builder.Services.AddSingleton<ScenarioCatalog>();
         builder.Services.AddSingleton<ISuiteArchive, StoredSuiteArchive>();
         builder.Services.AddSingleton<SuiteManager>();
+        builder.Services.AddSingleton(services => new PresetCatalog(services.GetRequiredService<TransportRegistry>().All.Select(t => t.Id)));
         builder.Services.AddSingleton<SuitePlanner>();
         builder.Services.AddSingleton<SuiteReports>();
         builder.Services.AddSingleton<SuiteControl>();

@@ -190,7 +190,7 @@ public static class RunCommand
             }
 
             // As run's own matrix skips a transport this machine lacks, a preset runs its other cells (StartSuite refuses instead).
-            var presetTransports = Reports.ReferencePresets.Find(preset)?.Cells.Select(c => c.Key.Transport).Distinct().ToList() ?? [];
+            var presetTransports = services.GetRequiredService<Reports.PresetCatalog>().Find(preset)?.Cells.Select(c => c.Key.Transport).Distinct().ToList() ?? [];
             var available = SelectTransports(registry, presetTransports, launcher).Select(t => t.Id).ToHashSet(StringComparer.Ordinal);
             return services.GetRequiredService<SuitePlanner>().Plan(spec, cell => available.Contains(cell.Transport));
         }
