@@ -1,8 +1,7 @@
 using System.Text.Json;
 using IpcBench.Reports;
-using IpcBench.Daemon.Tests.Infrastructure;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>Latency against load in Markdown, CSV and JSON, from <see cref="ReportSamples.Load"/>'s sweep and searches.</summary>
 public sealed class LoadReportTests

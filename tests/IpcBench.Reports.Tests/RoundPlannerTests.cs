@@ -1,6 +1,6 @@
 using IpcBench.Reports;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>Interleaved rounds: every cell once per round, rounds in order, no cell twice in a row.</summary>
 public sealed class RoundPlannerTests

@@ -1,7 +1,6 @@
 using IpcBench.Reports;
-using IpcBench.Daemon.Tests.Infrastructure;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>
 /// A repetition whose figures did not measure what its spec asked for: shown in every format, and the comparisons draw no

@@ -1,7 +1,6 @@
 using IpcBench.Reports;
-using IpcBench.Daemon.Tests.Infrastructure;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>
 /// CompareSuites compares like with like: repetitions split by where their vCPUs sat (the core-to-core probe), a rank

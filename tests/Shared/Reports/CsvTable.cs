@@ -1,6 +1,6 @@
 using CsvHelper;
 
-namespace IpcBench.Daemon.Tests.Infrastructure;
+namespace IpcBench.Tests.Shared;
 
 /// <summary>
 /// A CSV document read back with CsvHelper's reader as a header and rows, for assertions. Strict on purpose: a second

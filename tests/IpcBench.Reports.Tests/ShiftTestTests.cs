@@ -1,6 +1,6 @@
 using IpcBench.Reports;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>The statistics behind CompareSuites' verdicts, against values worked out by hand (and R's wilcox.test).</summary>
 public sealed class ShiftTestTests

@@ -1,6 +1,6 @@
 using IpcBench.Reports;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>The median's 95 % interval adaptive repetitions stop on, against a hand computation.</summary>
 public sealed class MedianPrecisionTests

@@ -1,7 +1,6 @@
 using IpcBench.Reports;
-using IpcBench.Daemon.Tests.Infrastructure;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>Several runs of one build pooled into one side of a comparison (`compare a.json,b.json c.json,d.json`).</summary>
 public sealed class ReportPoolTests

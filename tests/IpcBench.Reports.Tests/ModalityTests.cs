@@ -1,7 +1,7 @@
 using IpcBench.Reports;
 using Perfolizer.Mathematics.Multimodality;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>
 /// The modality rule (Reports/Modality): groups of repetitions split at the widest gap when Pragmastat's disparity
@@ -168,7 +168,7 @@ public sealed class ModalityTests
     private static Modality Of(IReadOnlyList<double> values) => Modality.Of(values, [.. values.Select(_ => PlacementStrata.All)], ReportFormatting.Count);
 
     private static SuiteReport Suite(params ReportCell[] cells) => new("suite-m", "modes", "COMPLETED", DateTimeOffset.UnixEpoch, null, cells[0].Repetitions.Count,
-        Infrastructure.ReportSamples.Environment, cells);
+        ReportSamples.Environment, cells);
 
     private static ReportCell Cell(string transport, double[] probes, double[] rates) => new(new CellKey(transport, 8), TimeSpan.FromSeconds(2),
         TimeSpan.FromSeconds(0.5), [.. rates.Select((rate, i) => new RepetitionResult(i + 1, $"{transport}-{i + 1}", null, rate, rate * 8, 90, 90,

@@ -1,6 +1,6 @@
 using IpcBench.Reports;
 
-namespace IpcBench.Daemon.Tests.Infrastructure;
+namespace IpcBench.Tests.Shared;
 
 /// <summary>
 /// Report models shaped like real suites, with made-up but plausible figures (seeded, so every run renders the same):
@@ -14,15 +14,12 @@ internal static class ReportSamples
     /// </summary>
     public const int ComparedRepetitions = 6;
 
-    /// <summary>The presets over the transports this build ships, as the daemon builds them from its registry.</summary>
-    public static readonly PresetCatalog Presets = new(IpcBench.Transports.TransportRegistry.CreateDefault().All.Select(t => t.Id));
-
     public static readonly ReportEnvironment Environment = new("lab-01", "AMD EPYC 7B13", 2, "6.18.0", "Debian GNU/Linux 12", "10.0.12", "1.0.0+test", 512);
 
-    /// <summary>A preset suite: every cell of the preset, <paramref name="repetitions"/> rounds, one cell failed in round 2.</summary>
+    /// <summary>A reference preset's suite: every cell of the preset, <paramref name="repetitions"/> rounds, one cell failed in round 2.</summary>
     public static SuiteReport Preset(string presetId, int repetitions = 3, string name = "reference run")
     {
-        var preset = Presets.Find(presetId) ?? throw new ArgumentException(presetId);
+        var preset = ReferencePresets.All.FirstOrDefault(p => p.Id == presetId) ?? throw new ArgumentException(presetId);
         var random = new Random(14);
         var cells = preset.Cells.Select((cell, index) => new ReportCell(cell.Key, preset.Duration, preset.Warmup,
             Enumerable.Range(1, repetitions).Select(round => Repetition(random, cell.Key, round, $"{presetId}-c{index}-r{round}",

@@ -1,8 +1,7 @@
 using System.Text.Json;
 using IpcBench.Reports;
-using IpcBench.Daemon.Tests.Infrastructure;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>Markdown, CSV, JSON and HTML from one model: the same figures, user text escaped, the HTML self-contained.</summary>
 public sealed class ReportRendererTests

@@ -1,6 +1,6 @@
 using IpcBench.Reports;
 
-namespace IpcBench.Daemon.Tests;
+namespace IpcBench.Reports.Tests;
 
 /// <summary>Median and min–max per cell over its repetitions, failed runs left out, and the 10 % spread flag.</summary>
 public sealed class RepetitionStatsTests
