@@ -162,7 +162,7 @@ public sealed class LabOptionsTests : IDisposable
 
             var parsed = command.Parse(args);
             Assert.Empty(parsed.Errors);
-            return LabSuiteSpec.From(options.Read(parsed));
+            return RunSuiteSpec.From(options.Read(parsed), RunSuiteSpec.Lab);
         }
 
         var spec = Spec("--repetitions", "auto", "--precision", "2", "--max-repetitions", "12");

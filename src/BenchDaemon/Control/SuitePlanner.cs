@@ -26,14 +26,15 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
     /// </summary>
     private static readonly HashSet<string> CellIndependent = new(StringComparer.Ordinal)
     {
-        "spec.publisher_cpus", "spec.subscriber_cpus", "spec.lock_memory", "spec.max_noise_percent",
+        "spec.publisher_cpus", "spec.subscriber_cpus", "spec.lock_memory", "spec.max_noise_percent", "spec.latency_sample_every",
     };
 
-    /// <param name="keepCell">
-    /// Which of the preset's or matrix's cells to plan (all when null): `run` drops the cells of transports this machine
-    /// lacks, saying so, where StartSuite refuses them.
+    /// <param name="runsHere">
+    /// `run`'s plan of its own machine (null for StartSuite, which refuses instead): the cells of a transport it rejects
+    /// are dropped (`run` says which and why), and a wait strategy applies only to the transports that offer it, the
+    /// others running their default, so `run --wait spin` still measures every transport.
     /// </param>
-    public SuitePlan Plan(SuiteSpec? spec, Func<ScenarioSpec, bool>? keepCell = null)
+    public SuitePlan Plan(SuiteSpec? spec, Func<string, bool>? runsHere = null)
     {
         if (spec is null)
         {
@@ -54,9 +55,9 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
 
         var search = SuiteRates.Search(spec, string.IsNullOrEmpty(spec.Preset) ? null : presets.Find(spec.Preset));
         var cells = string.IsNullOrEmpty(spec.Preset) ? Matrix(spec) : Preset(spec);
-        if (keepCell is not null)
+        if (runsHere is not null)
         {
-            cells = [.. cells.Where(keepCell)];
+            cells = [.. cells.Where(c => runsHere(c.Transport)).Select(WaitWhereOffered).Distinct()];
         }
 
         // Judged by what it may run: an adaptive suite by its bound, a search by its closed-loop round and its most probes.
@@ -171,7 +172,18 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
                    }];
     }
 
-    /// <summary>The suite's placement and noise bound on a cell: the same for every cell, as placement is not a cell dimension.</summary>
+    private ScenarioSpec WaitWhereOffered(ScenarioSpec cell)
+    {
+        if (Workload.WaitStrategies.FromProto(cell.WaitStrategy) is { } wait && transports.Find(cell.Transport) is { } transport
+            && !transport.Capabilities.WaitModes.Contains(wait))
+        {
+            cell.WaitStrategy = WaitStrategy.Unspecified;
+        }
+
+        return cell;
+    }
+
+    /// <summary>The suite's placement, noise bound and latency sampling on a cell: the same for every cell, as none is a cell dimension.</summary>
     private static ScenarioSpec WithPlacement(ScenarioSpec cell, SuiteSpec spec)
     {
         if (spec.HasPublisherCpus)
@@ -197,6 +209,11 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
         if (spec.HasMaxNoisePercent)
         {
             cell.MaxNoisePercent = spec.MaxNoisePercent;
+        }
+
+        if (spec.HasLatencySampleEvery)
+        {
+            cell.LatencySampleEvery = spec.LatencySampleEvery;
         }
 
         return cell;

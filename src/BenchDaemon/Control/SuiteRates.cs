@@ -59,7 +59,7 @@ public static class SuiteRates
 
         if (spec.RateSearch is not { } search)
         {
-            return new RateSearchSpec(preset!.SearchMaxP99Latency!.Value, RateSearchSpec.DefaultMinDeliveredRatio, RateSearchSpec.DefaultMaxSteps);
+            return new RateSearchSpec(preset!.SearchMaxP99Latency!.Value, RateSearchSpec.DefaultMinDeliveredRatio, RateSearchSpec.DefaultMaxSteps, spec.LatencySampleEvery);
         }
 
         if (spec.RatesPerPublisher.Count > 0 || spec.RatePerPublisher != 0)
@@ -67,7 +67,7 @@ public static class SuiteRates
             throw Invalid("spec.rate_search", "searches the offered rate itself: leave rate_per_publisher 0 and rates_per_publisher empty");
         }
 
-        return new RateSearchSpec(LatencyBound(search.MaxP99Latency), Ratio(search.MinDeliveredRatio), Steps(search.MaxSteps));
+        return new RateSearchSpec(LatencyBound(search.MaxP99Latency), Ratio(search.MinDeliveredRatio), Steps(search.MaxSteps), spec.LatencySampleEvery);
     }
 
     public static IpcBench.V1.RateSearch ToProto(RateSearchSpec search) => new()

@@ -32,7 +32,7 @@ internal static partial class LabRun
 
     private static async Task<int> RunAsync(RunSettings settings, LabSettings lab, CancellationToken cancellationToken)
     {
-        var spec = LabSuiteSpec.From(settings);
+        var spec = RunSuiteSpec.From(settings, RunSuiteSpec.Lab);
         var created = DateTimeOffset.UtcNow;
         Directory.CreateDirectory(settings.OutputDirectory);
         foreach (var daemon in lab.Daemons.Where(d => lab.Token is not null && d.Endpoint.Scheme == "http" && !Hosting.ControlPlaneSecurity.IsLocalOnly(d.Address)))

@@ -50,12 +50,12 @@ public static class RunCommand
                 return Task.FromResult(ExitCodes.Usage);
             }
 
-            return settings.Lab is { } lab ? LabRun.ExecuteAsync(settings, lab, token) : ExecuteAsync(settings, [.. configurationArguments], token);
+            return settings.Lab is { } lab ? LabRun.ExecuteAsync(settings, lab, token) : ExecuteAsync(settings, [.. configurationArguments], options.Refusal, token);
         });
         return command;
     }
 
-    private static async Task<int> ExecuteAsync(RunSettings settings, string[] configurationArguments, CancellationToken cancellationToken)
+    private static async Task<int> ExecuteAsync(RunSettings settings, string[] configurationArguments, Func<RequestRefusedException, string> refusal, CancellationToken cancellationToken)
     {
         Logging.Configure(LogEventLevel.Warning);
         WebApplication? app = null;
@@ -68,7 +68,7 @@ public static class RunCommand
                 options.MetricsAddress = string.Empty;
             });
             await app.StartAsync(cancellationToken).ConfigureAwait(false);
-            return await RunMatrixAsync(app.Services, settings, cancellationToken).ConfigureAwait(false);
+            return await RunMatrixAsync(app.Services, settings, refusal, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception e) when (DaemonHost.IsConfigurationError(e))
         {
@@ -92,7 +92,8 @@ public static class RunCommand
         }
     }
 
-    private static async Task<int> RunMatrixAsync(IServiceProvider services, RunSettings settings, CancellationToken cancellationToken)
+    /// <param name="refusal">A refusal of the planner under the option's name (RunOptions.Refusal).</param>
+    private static async Task<int> RunMatrixAsync(IServiceProvider services, RunSettings settings, Func<RequestRefusedException, string> refusal, CancellationToken cancellationToken)
     {
         SuitePlan plan;
         try
@@ -101,7 +102,8 @@ public static class RunCommand
         }
         catch (RequestRefusedException e)
         {
-            Console.Error.WriteLine($"error: {e.Message}");
+            // The planner's rule, under the option's name: "--rates: [1] repeats 100: ...", not "spec.rates_per_publisher: ...".
+            Console.Error.WriteLine($"error: {refusal(e)}");
             return ExitCodes.Usage;
         }
 
@@ -155,59 +157,19 @@ public static class RunCommand
         return results.Any(r => r.State == ScenarioState.Failed) ? ExitCodes.Failed : ExitCodes.Ok;
     }
 
-    /// <summary>The options as a suite: a preset through the suite planner, else today's matrix, each cell validated as StartScenario would.</summary>
+    /// <summary>
+    /// The options as the suite `run --daemons` would send (RunSuiteSpec), planned here by the planner StartSuite uses:
+    /// the transports this machine lacks skipped, saying why, and a wait applied where a transport offers it.
+    /// </summary>
     private static SuitePlan Plan(IServiceProvider services, RunSettings settings)
     {
         var registry = services.GetRequiredService<TransportRegistry>();
-        var launcher = services.GetRequiredService<Agents.AgentLauncher>();
-        if (settings.Preset is { } preset)
-        {
-            // The placement options apply to every preset cell, as to every cell of run's own matrix (BuildSpec).
-            var spec = new SuiteSpec
-            {
-                Preset = preset,
-                Repetitions = settings.Repetitions,
-                MaxRepetitions = settings.TargetPrecisionPercent is null ? 0 : settings.MaxRepetitions,
-                // The report's title: which command made it.
-                Name = $"run --preset {preset}",
-                PublisherCpus = settings.Placement.PublisherCpus,
-                SubscriberCpus = settings.Placement.SubscriberCpus,
-                RealtimePriority = settings.Placement.RealtimePriority,
-                LockMemory = settings.Placement.LockMemory,
-            };
-            spec.Duration = settings.DurationGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Duration) : null;
-            spec.Warmup = settings.WarmupGiven ? Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup) : null;
-            if (settings.TargetPrecisionPercent is { } presetTarget)
-            {
-                spec.TargetPrecisionPercent = presetTarget;
-            }
-
-            // A search bound overrides a saturation preset's own; rates are refused with any preset, as StartSuite refuses them.
-            if (settings.Load is { } load)
-            {
-                spec.RateSearch = load.Search is { } presetSearch ? SuiteRates.ToProto(presetSearch) : null;
-                spec.RatesPerPublisher.AddRange(load.Rates.Count > 1 ? load.Rates : []);
-            }
-
-            // As run's own matrix skips a transport this machine lacks, a preset runs its other cells (StartSuite refuses instead).
-            var presetTransports = services.GetRequiredService<Reports.PresetCatalog>().Find(preset)?.Cells.Select(c => c.Key.Transport).Distinct().ToList() ?? [];
-            var available = SelectTransports(registry, presetTransports, launcher).Select(t => t.Id).ToHashSet(StringComparer.Ordinal);
-            return services.GetRequiredService<SuitePlanner>().Plan(spec, cell => available.Contains(cell.Transport));
-        }
-
-        var transports = SelectTransports(registry, settings.Transports, launcher);
-        var validator = services.GetRequiredService<SpecValidator>();
-        var cells = (
-            from transport in transports
-            from access in settings.Access
-            from payload in settings.Payloads
-            from rate in settings.Load?.Rates ?? [settings.Rate]
-            select validator.Resolve(BuildSpec(settings, transport, access, payload, rate))).ToList();
-        return new SuitePlan("run", string.Empty, settings.Repetitions, cells)
-        {
-            Adaptive = settings.TargetPrecisionPercent is { } target ? new AdaptiveTarget(target, settings.MaxRepetitions) : null,
-            Search = settings.Load?.Search,
-        };
+        var requested = settings.Preset is { } preset
+            ? services.GetRequiredService<Reports.PresetCatalog>().Find(preset)?.Cells.Select(c => c.Key.Transport).Distinct().ToList() ?? []
+            : settings.Transports;
+        var runsHere = SelectTransports(registry, requested, services.GetRequiredService<Agents.AgentLauncher>())
+            .Select(t => t.Id).ToHashSet(StringComparer.Ordinal);
+        return services.GetRequiredService<SuitePlanner>().Plan(RunSuiteSpec.From(settings, RunSuiteSpec.Local), runsHere.Contains);
     }
 
     private static Dictionary<string, string> ProcessEnvironment() =>
@@ -241,35 +203,6 @@ public static class RunCommand
         }
 
         return selected;
-    }
-
-    private static ScenarioSpec BuildSpec(RunSettings settings, ITransport transport, PayloadAccess access, int payload, double rate)
-    {
-        var spec = new ScenarioSpec
-        {
-            Transport = transport.Id,
-            Publishers = settings.Publishers,
-            Subscribers = settings.Subscribers,
-            PayloadBytes = payload,
-            Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.SoakDuration ?? settings.Duration),
-            Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(settings.Warmup),
-            RatePerPublisher = rate,
-            LatencySampleEvery = settings.LatencySampleEvery,
-            Topology = settings.Topology,
-            PayloadAccess = access,
-            Mode = settings.Mode,
-            Name = "run",
-            PublisherCpus = settings.Placement.PublisherCpus,
-            SubscriberCpus = settings.Placement.SubscriberCpus,
-            RealtimePriority = settings.Placement.RealtimePriority,
-            LockMemory = settings.Placement.LockMemory,
-        };
-        if (settings.Wait is { } wait && transport.Capabilities.WaitModes.Contains(wait))
-        {
-            spec.WaitStrategy = Workload.WaitStrategies.ToProto(wait);
-        }
-
-        return spec;
     }
 
     public static string AccessName(PayloadAccess access) => access == PayloadAccess.HeaderOnly ? "header-only" : "full";

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
 using System.Globalization;
+using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Lab;
 using IpcBench.Transports;
 using IpcBench.V1;
@@ -131,6 +132,41 @@ internal sealed class RunOptions
         PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Precision, MaxRepetitions, Soak, Output, Baseline, .. Lab.All,
         .. Load.All,
     ];
+
+    /// <summary>
+    /// The option each SuiteSpec field comes from (RunSuiteSpec), so that a refusal of the planner, which names the
+    /// field, reads as one about the option the user typed: spec.rates_per_publisher is --rates.
+    /// </summary>
+    public string Refusal(RequestRefusedException refusal) =>
+        refusal.Field is { } field ? OptionOf(field) + refusal.Message[field.Length..] : refusal.Message;
+
+    public string OptionOf(string field) => field switch
+    {
+        "spec.transports" => Transports.Name,
+        "spec.payload_bytes" => Payloads.Name,
+        "spec.topologies" => $"{Publishers.Name}/{Subscribers.Name}/{Topology.Name}",
+        "spec.payload_access" => Access.Name,
+        "spec.wait_strategies" => Wait.Name,
+        "spec.modes" => Mode.Name,
+        "spec.duration" => $"{Duration.Name} (or {Soak.Name})",
+        "spec.warmup" => Warmup.Name,
+        "spec.rate_per_publisher" => Rate.Name,
+        "spec.rates_per_publisher" => Load.Rates.Name,
+        "spec.rate_search" => Load.FindMaxRate.Name,
+        "spec.rate_search.max_p99_latency" => Load.MaxP99.Name,
+        "spec.rate_search.min_delivered_ratio" => Load.MinDelivered.Name,
+        "spec.rate_search.max_steps" => Load.MaxSteps.Name,
+        "spec.latency_sample_every" => SampleEvery.Name,
+        "spec.publisher_cpus" => PublisherCpus.Name,
+        "spec.subscriber_cpus" => SubscriberCpus.Name,
+        "spec.realtime_priority" => RealtimePriority.Name,
+        "spec.lock_memory" => LockMemory.Name,
+        "spec.preset" => Preset.Name,
+        "spec.repetitions" => Repetitions.Name,
+        "spec.target_precision_percent" => Precision.Name,
+        "spec.max_repetitions" => MaxRepetitions.Name,
+        _ => field,
+    };
 
     /// <summary>
     /// The adaptive options go together: auto needs its target, and a target or a bound without auto would be ignored,

@@ -4,17 +4,23 @@ using IpcBench.V1;
 namespace IpcBench.Daemon.Run;
 
 /// <summary>
-/// The SuiteSpec `run --daemons` sends every daemon: the matrix run's own options would build locally (transports x
-/// access x payloads, one N:M shape, mode and wait), or the preset, with the same repetitions and placement. Each
-/// daemon plans and validates it as StartSuite does, so a daemon that lacks a transport refuses it and says so.
+/// `run`'s options as the one SuiteSpec every route of `run` plans: the matrix (transports x access x payloads x rates,
+/// one N:M shape, mode and wait) or the preset, with repetitions, placement, latency sampling and offered load. A local
+/// run plans it in process with the planner StartSuite uses (SuitePlanner, lenient about what this machine lacks);
+/// `run --daemons` sends it to every daemon, which plans and validates it as StartSuite does. The CLI checks syntax;
+/// the rules are the planner's, and RunOptions.OptionOf names a refusal's field as the option it came from.
 /// </summary>
-internal static class LabSuiteSpec
+internal static class RunSuiteSpec
 {
-    public const string Name = "run --daemons";
+    /// <summary>The name of a local run's suite (the report's title says which command made it).</summary>
+    public const string Local = "run";
 
-    public static SuiteSpec From(RunSettings settings)
+    /// <summary>The name of a lab run's suite on every daemon.</summary>
+    public const string Lab = "run --daemons";
+
+    public static SuiteSpec From(RunSettings settings, string name)
     {
-        var spec = new SuiteSpec { Repetitions = settings.Repetitions, Name = Name };
+        var spec = new SuiteSpec { Repetitions = settings.Repetitions, Name = name };
         // --repetitions auto: each daemon adds rounds per cell until its own median is known to the target.
         if (settings.TargetPrecisionPercent is { } target)
         {
@@ -45,11 +51,16 @@ internal static class LabSuiteSpec
             spec.LockMemory = true;
         }
 
+        if (settings.LatencySampleEvery != 0)
+        {
+            spec.LatencySampleEvery = settings.LatencySampleEvery;
+        }
+
         if (settings.Preset is { } preset)
         {
             // As locally: a preset keeps its own duration and warmup unless they are given.
             spec.Preset = preset;
-            spec.Name = $"{Name} --preset {preset}";
+            spec.Name = $"{name} --preset {preset}";
             spec.Duration = settings.DurationGiven ? Duration.FromTimeSpan(settings.Duration) : null;
             spec.Warmup = settings.WarmupGiven ? Duration.FromTimeSpan(settings.Warmup) : null;
             // As locally: a search bound overrides a saturation preset's own (rates with a preset the daemon refuses).
@@ -67,14 +78,15 @@ internal static class LabSuiteSpec
             spec.WaitStrategies.Add(Workload.WaitStrategies.ToProto(wait));
         }
 
-        spec.Duration = Duration.FromTimeSpan(settings.Duration);
+        // A soak runs the matrix's cells for its length, side by side (SoakRun).
+        spec.Duration = Duration.FromTimeSpan(settings.SoakDuration ?? settings.Duration);
         spec.Warmup = Duration.FromTimeSpan(settings.Warmup);
         spec.RatePerPublisher = settings.Rate;
         AddLoad(spec, settings);
         return spec;
     }
 
-    /// <summary>--rates (a sweep: rate_per_publisher stays 0) and --find-max-rate, as run hands them to its local suite.</summary>
+    /// <summary>--rates (a sweep, even of one: rate_per_publisher stays 0), --rate, and --find-max-rate's search.</summary>
     private static void AddLoad(SuiteSpec spec, RunSettings settings)
     {
         if (settings.Load is not { } load)
@@ -87,7 +99,7 @@ internal static class LabSuiteSpec
             spec.RateSearch = Control.SuiteRates.ToProto(search);
         }
 
-        if (load.Rates.Count > 1)
+        if (load.Swept)
         {
             spec.RatePerPublisher = 0;
             spec.RatesPerPublisher.AddRange(load.Rates);
