@@ -13,6 +13,12 @@ public sealed class OfferedLoadOptionsTests
 {
     private static RunSettings Read(string commandLine)
     {
+        var (options, result) = Parse(commandLine);
+        return options.Read(result);
+    }
+
+    private static (RunOptions Options, ParseResult Result) Parse(string commandLine)
+    {
         var options = new RunOptions();
         var command = new Command("run");
         foreach (var option in options.All)
@@ -22,7 +28,7 @@ public sealed class OfferedLoadOptionsTests
 
         var result = command.Parse(commandLine.Split(' ', StringSplitOptions.RemoveEmptyEntries));
         Assert.Empty(result.Errors);
-        return options.Read(result);
+        return (options, result);
     }
 
     [Fact]
@@ -80,15 +86,7 @@ public sealed class OfferedLoadOptionsTests
 
     private static string Refused(string commandLine)
     {
-        var options = new RunOptions();
-        var command = new Command("run");
-        foreach (var option in options.All)
-        {
-            command.Options.Add(option);
-        }
-
-        var result = command.Parse(commandLine.Split(' ', StringSplitOptions.RemoveEmptyEntries));
-        Assert.Empty(result.Errors);
+        var (options, result) = Parse(commandLine);
         RunSettings settings;
         try
         {
