@@ -1,3 +1,4 @@
+using Google.Protobuf.Reflection;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
@@ -183,41 +184,27 @@ public sealed class SuitePlanner(SpecValidator validator, TransportRegistry tran
         return cell;
     }
 
-    /// <summary>The suite's placement, noise bound and latency sampling on a cell: the same for every cell, as none is a cell dimension.</summary>
+    /// <summary>
+    /// The suite's placement, noise bound and latency sampling on a cell: the same for every cell, as none is a cell
+    /// dimension. Each is an optional field of both messages with the same name and type; one given is copied, one
+    /// absent leaves the cell's own (a preset's cell has none).
+    /// </summary>
     private static ScenarioSpec WithPlacement(ScenarioSpec cell, SuiteSpec spec)
     {
-        if (spec.HasPublisherCpus)
+        foreach (var (from, to) in SuiteWideFields)
         {
-            cell.PublisherCpus = spec.PublisherCpus;
-        }
-
-        if (spec.HasSubscriberCpus)
-        {
-            cell.SubscriberCpus = spec.SubscriberCpus;
-        }
-
-        if (spec.HasRealtimePriority)
-        {
-            cell.RealtimePriority = spec.RealtimePriority;
-        }
-
-        if (spec.HasLockMemory)
-        {
-            cell.LockMemory = spec.LockMemory;
-        }
-
-        if (spec.HasMaxNoisePercent)
-        {
-            cell.MaxNoisePercent = spec.MaxNoisePercent;
-        }
-
-        if (spec.HasLatencySampleEvery)
-        {
-            cell.LatencySampleEvery = spec.LatencySampleEvery;
+            if (from.Accessor.HasValue(spec))
+            {
+                to.Accessor.SetValue(cell, from.Accessor.GetValue(spec));
+            }
         }
 
         return cell;
     }
+
+    private static readonly (FieldDescriptor From, FieldDescriptor To)[] SuiteWideFields =
+        [.. new[] { "publisher_cpus", "subscriber_cpus", "realtime_priority", "lock_memory", "max_noise_percent", "latency_sample_every" }
+            .Select(name => (SuiteSpec.Descriptor.FindFieldByName(name), ScenarioSpec.Descriptor.FindFieldByName(name)))];
 
     private ResolvedSpec Resolve(ScenarioSpec cell, string name)
     {
