@@ -148,8 +148,9 @@ public sealed class AdaptiveSuiteRecordTests : IDisposable
 
     private SuiteStore NewStore()
     {
-        new ScenarioStore(DatabasePath).Initialize();
-        return new SuiteStore(DatabasePath);
+        var scenarios = new ScenarioStore(DatabasePath);
+        scenarios.Initialize();
+        return new SuiteStore(scenarios);
     }
 
     private string DatabasePath => Path.Combine(_directory, "state", "scenarios.db");

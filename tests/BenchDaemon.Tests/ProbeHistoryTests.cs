@@ -36,7 +36,7 @@ public sealed class ProbeHistoryTests : IDisposable
         first.Add("lab-02 | Xeon | 64 cores", "0<->1", 30, "s");
         Assert.Equal("near ≤ 94 ns, far ≥ 450 ns, learned from 30 probes", first.Classes("lab-01 | EPYC | 2 cores").Describe());
         // The writes are off the scenario's path, each on its own task in no particular order: wait for all of them.
-        var store = new ProbeStore(path);
+        var store = new ProbeStore(new ScenarioStore(path));
         for (int i = 0; i < 100 && (store.Latest("lab-01 | EPYC | 2 cores", 1000).Count < 30 || store.Latest("lab-02 | Xeon | 64 cores", 1000).Count < 1); i++)
         {
             await Task.Delay(50);

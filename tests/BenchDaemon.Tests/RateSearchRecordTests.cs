@@ -23,8 +23,9 @@ public sealed class RateSearchRecordTests : IDisposable
     public void TheStore_KeepsTheSearch_AndTotalsCountMaxStepsUntilACellsSearchEnds()
     {
         var path = Path.Combine(_directory, "scenarios.db");
-        new ScenarioStore(path).Initialize();
-        var store = new SuiteStore(path);
+        var scenarios = new ScenarioStore(path);
+        scenarios.Initialize();
+        var store = new SuiteStore(scenarios);
         var spec = new RunSpec("channels", 1, 1, 8, TimeSpan.FromSeconds(1), TimeSpan.Zero, 0, RunTopology.AllToAll, RunPayloadAccess.Full, RunMode.Stream, null, "s", null);
         RateProbeRecord[] probes = [new(1000, "p1", true, string.Empty), new(4000, "p2", false, "latency p99 2 ms above the bound 1 ms")];
         var suite = new SuiteSnapshot("s-search", "search", string.Empty, 1, SuiteRunState.Running, string.Empty, T0, T0, null,

@@ -6,19 +6,12 @@ namespace IpcBench.Daemon.Persistence;
 /// The core-to-core probes of the `core_probes` table (schema version 4), per machine identity: the history the daemon
 /// learns its placement classes from, kept across restarts because a fresh daemon would otherwise start knowing nothing.
 /// </summary>
-public sealed class ProbeStore(string path)
+/// <param name="store">The database file, whose connections (busy timeout included) this table shares.</param>
+public sealed class ProbeStore(ScenarioStore store)
 {
-    private readonly string _connectionString = new SqliteConnectionStringBuilder
-    {
-        DataSource = path,
-        Mode = SqliteOpenMode.ReadWrite,
-        Cache = SqliteCacheMode.Private,
-        Pooling = true,
-    }.ToString();
-
     public void Add(string machine, DateTime takenAt, string cores, double roundTripNs, string scenarioId)
     {
-        using var connection = Open();
+        using var connection = store.Open();
         using var command = connection.CreateCommand();
         command.CommandText = """
             INSERT INTO core_probes (machine, taken_at_us, cores, round_trip_ns, scenario_id) VALUES ($machine, $taken, $cores, $ns, $scenario);
@@ -34,7 +27,7 @@ public sealed class ProbeStore(string path)
     /// <summary>The machine's latest <paramref name="limit"/> probes in ns, oldest first.</summary>
     public IReadOnlyList<double> Latest(string machine, int limit)
     {
-        using var connection = Open();
+        using var connection = store.Open();
         using var command = connection.CreateCommand();
         command.CommandText = "SELECT round_trip_ns FROM core_probes WHERE machine = $machine ORDER BY taken_at_us DESC LIMIT $limit;";
         command.Parameters.AddWithValue("$machine", machine);
@@ -48,12 +41,5 @@ public sealed class ProbeStore(string path)
 
         probes.Reverse();
         return probes;
-    }
-
-    private SqliteConnection Open()
-    {
-        var connection = new SqliteConnection(_connectionString);
-        connection.Open();
-        return connection;
     }
 }

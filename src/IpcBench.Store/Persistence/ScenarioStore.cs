@@ -372,7 +372,8 @@ public sealed class ScenarioStore
     /// <summary>What a series row without latency stores: zeros, as it always has.</summary>
     private static readonly LatencySummary NoLatency = new(RunLatencyKind.Unspecified, 0, 0, 0, 0, 0, 0, 0, 0);
 
-    private SqliteConnection Open()
+    /// <summary>A connection to the file, for this table and the others kept in it (SuiteStore, ProbeStore).</summary>
+    internal SqliteConnection Open()
     {
         var connection = new SqliteConnection(_connectionString);
         try

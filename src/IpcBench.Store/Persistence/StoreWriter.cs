@@ -94,7 +94,7 @@ public sealed class StoreWriter : IHostedService, IDisposable
 
         try
         {
-            foreach (var id in new SuiteStore(store.Path).FailOrphans(ProcessIdentity.IsAlive, DateTime.UtcNow))
+            foreach (var id in new SuiteStore(store).FailOrphans(ProcessIdentity.IsAlive, DateTime.UtcNow))
             {
                 _logger.LogWarning("Suite {SuiteId} was still running when its daemon stopped; marked FAILED: {Error}", id, ScenarioStore.DaemonRestartedError);
             }

@@ -37,7 +37,7 @@ public sealed class StoredProbeHistory(StoreWriter writer, ILogger<StoredProbeHi
         return new MachineProbes(stored);
     });
 
-    private ProbeStore? Store() => writer.Store is { } store ? new ProbeStore(store.Path) : null;
+    private ProbeStore? Store() => writer.Store is { } store ? new ProbeStore(store) : null;
 
     private void Try(Action action)
     {

@@ -20,7 +20,7 @@ public sealed class StoredSuiteArchive(StoreWriter writer, ILogger<StoredSuiteAr
 
         try
         {
-            new SuiteStore(store.Path).Write(suite, ProcessIdentity.Current);
+            new SuiteStore(store).Write(suite, ProcessIdentity.Current);
         }
         catch (Exception e) when (e is SqliteException or IOException or InvalidOperationException)
         {
@@ -42,7 +42,7 @@ public sealed class StoredSuiteArchive(StoreWriter writer, ILogger<StoredSuiteAr
 
         try
         {
-            return read(new SuiteStore(store.Path));
+            return read(new SuiteStore(store));
         }
         catch (Exception e) when (e is SqliteException or IOException or InvalidOperationException or System.Text.Json.JsonException)
         {

@@ -9,21 +9,14 @@ namespace IpcBench.Daemon.Persistence;
 /// columns listing and start-up housekeeping use. A suite holds only its cells' specs and scenario ids; the results
 /// are the scenarios' own rows, so a suite row stays small and is rewritten once per finished scenario.
 /// </summary>
-public sealed class SuiteStore(string path)
+/// <param name="store">The database file, whose connections (busy timeout included) this table shares.</param>
+public sealed class SuiteStore(ScenarioStore store)
 {
     private static readonly JsonSerializerOptions Json = new() { WriteIndented = false };
 
-    private readonly string _connectionString = new SqliteConnectionStringBuilder
-    {
-        DataSource = path,
-        Mode = SqliteOpenMode.ReadWrite,
-        Cache = SqliteCacheMode.Private,
-        Pooling = true,
-    }.ToString();
-
     public void Write(SuiteSnapshot suite, string owner)
     {
-        using var connection = Open();
+        using var connection = store.Open();
         using var command = connection.CreateCommand();
         command.CommandText = """
             INSERT INTO suites (id, created_at_us, state, finished, owner, suite) VALUES ($id, $created, $state, $finished, $owner, $suite)
@@ -40,7 +33,7 @@ public sealed class SuiteStore(string path)
 
     public SuiteSnapshot? Get(string id)
     {
-        using var connection = Open();
+        using var connection = store.Open();
         using var command = connection.CreateCommand();
         command.CommandText = "SELECT suite FROM suites WHERE id = $id;";
         command.Parameters.AddWithValue("$id", id);
@@ -50,7 +43,7 @@ public sealed class SuiteStore(string path)
     /// <summary>Every stored suite, newest first (suites are few: each is a batch of scenarios).</summary>
     public IReadOnlyList<SuiteSnapshot> All()
     {
-        using var connection = Open();
+        using var connection = store.Open();
         using var command = connection.CreateCommand();
         command.CommandText = "SELECT suite FROM suites ORDER BY created_at_us DESC, id DESC;";
         var suites = new List<SuiteSnapshot>();
@@ -67,7 +60,7 @@ public sealed class SuiteStore(string path)
     public IReadOnlyList<string> FailOrphans(Func<string, bool> ownerAlive, DateTime now)
     {
         var orphans = new List<(SuiteSnapshot Suite, string Owner)>();
-        using (var connection = Open())
+        using (var connection = store.Open())
         using (var select = connection.CreateCommand())
         {
             select.CommandText = "SELECT suite, owner FROM suites WHERE finished = 0;";
@@ -94,23 +87,4 @@ public sealed class SuiteStore(string path)
 
     private static SuiteSnapshot Read(string json) =>
         JsonSerializer.Deserialize<SuiteSnapshot>(json, Json) ?? throw new InvalidOperationException("a suite row holds no suite");
-
-    private SqliteConnection Open()
-    {
-        var connection = new SqliteConnection(_connectionString);
-        try
-        {
-            connection.Open();
-            // As ScenarioStore's connections: another process sharing the file may hold the write lock for a moment.
-            using var busy = connection.CreateCommand();
-            busy.CommandText = "PRAGMA busy_timeout = 5000;";
-            busy.ExecuteNonQuery();
-            return connection;
-        }
-        catch
-        {
-            connection.Dispose();
-            throw;
-        }
-    }
 }
