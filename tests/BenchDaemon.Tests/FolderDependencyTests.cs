@@ -17,7 +17,7 @@ public sealed partial class FolderDependencyTests
     private static readonly Dictionary<string, string[]> Allowed = new(StringComparer.Ordinal)
     {
         ["Program"] = ["Cli"],
-        ["Cli"] = ["Run", "Hosting", "Observability", "Core"],
+        ["Cli"] = ["Run", "Hosting", "Observability", "Control", "Core"],
         ["Run"] = ["Lab", "Hosting", "Observability", "Control", "Scenarios", "Agents", "Persistence", "Schema", "Model", "Core"],
         ["Hosting"] = ["Observability", "Control", "Scenarios", "Agents", "Persistence", "Schema", "Model", "Core"],
         ["Observability"] = ["Control", "Scenarios", "Persistence", "Model", "Core"],

@@ -47,7 +47,7 @@ public sealed class OfferedLoadOptionsTests
 
     /// <summary>
     /// What `run` says about bad offered load: the CLI's own syntax and combination errors, else the planner's refusal
-    /// (the rule StartSuite applies, written once in SuiteRates) under the option's name, as RunCommand prints it.
+    /// (the rule StartSuite applies, written once in SuiteRates) under the option's name, as `run` prints it (LocalRun).
     /// </summary>
     [Theory]
     [InlineData("--rates 1000,-5", "--rates: [1] must be 0 (closed loop) to 1e9 msg/s per publisher; got -5")]

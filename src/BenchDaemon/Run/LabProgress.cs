@@ -55,7 +55,7 @@ internal static class LabProgress
         string topology = spec.Topology == Topology.Paired ? " paired" : string.Empty;
         string rate = withRate && p.RunningState == ScenarioState.Running ? $" {ResultTables.Count(p.RunningMessagesPerSecond)} msg/s" : string.Empty;
         string eta = withRate && p.Eta is { } left ? string.Create(CultureInfo.InvariantCulture, $", ETA {left.ToTimeSpan():h\\:mm\\:ss}") : string.Empty;
-        return $"{name}  [{p.ScenariosDone + 1}/{p.ScenariosTotal}] {spec.Transport} {ResultTables.Bytes(spec.PayloadBytes)} {RunCommand.AccessName(spec.PayloadAccess)} " +
+        return $"{name}  [{p.ScenariosDone + 1}/{p.ScenariosTotal}] {spec.Transport} {ResultTables.Bytes(spec.PayloadBytes)} {ResultTables.AccessName(spec.PayloadAccess)} " +
                $"{spec.Publishers}:{spec.Subscribers}{topology} {p.RunningState.ToString().ToUpperInvariant()}{rate}{eta}";
     }
 

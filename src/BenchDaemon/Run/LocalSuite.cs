@@ -50,7 +50,7 @@ internal static class LocalSuite
                 }
 
                 // Rewritten after every scenario: an interrupted matrix still leaves the results of those that ran.
-                await RunCommand.WriteResultsAsync(outputDirectory, records, catalog).ConfigureAwait(false);
+                await LocalRun.WriteResultsAsync(outputDirectory, records, catalog).ConfigureAwait(false);
             }
 
             if (suite.Running is { } running)

@@ -44,7 +44,7 @@ public static class MatrixProgress
     {
         var spec = scenario.Spec;
         var topology = spec.Topology == Topology.Paired ? "paired" : "all-to-all";
-        return $"[{number}/{total}] {spec.Transport} {ResultTables.Bytes(spec.PayloadBytes)} {RunCommand.AccessName(spec.PayloadAccess)} " +
+        return $"[{number}/{total}] {spec.Transport} {ResultTables.Bytes(spec.PayloadBytes)} {ResultTables.AccessName(spec.PayloadAccess)} " +
                $"{spec.Publishers}:{spec.Subscribers} {topology} {scenario.State.ToString().ToUpperInvariant()} " +
                $"{ResultTables.Count(scenario.LastInterval?.MessagesPerSecond ?? 0)} msg/s";
     }

@@ -144,7 +144,7 @@ internal sealed class RunOptions
     {
         "spec.transports" => Transports.Name,
         "spec.payload_bytes" => Payloads.Name,
-        "spec.topologies" => $"{Publishers.Name}/{Subscribers.Name}/{Topology.Name}",
+        "spec.topologies" => $"{this.Publishers.Name}/{this.Subscribers.Name}/{this.Topology.Name}",
         "spec.payload_access" => Access.Name,
         "spec.wait_strategies" => Wait.Name,
         "spec.modes" => Mode.Name,

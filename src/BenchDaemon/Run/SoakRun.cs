@@ -56,7 +56,7 @@ internal static class SoakRun
         var catalog = services.GetRequiredService<ScenarioCatalog>();
         await store.FlushAsync(CancellationToken.None).ConfigureAwait(false);
         var records = runs.Select(r => catalog.Record(catalog.Get(r.Id))).ToList();
-        await RunCommand.WriteResultsAsync(settings.OutputDirectory, records, catalog).ConfigureAwait(false);
+        await LocalRun.WriteResultsAsync(settings.OutputDirectory, records, catalog).ConfigureAwait(false);
         string page = Path.Combine(settings.OutputDirectory, "soak.html");
         await File.WriteAllTextAsync(page, SoakPages.Render(records, catalog.SoakPoints)).ConfigureAwait(false);
         Console.Out.Write(ResultTables.Render([.. records.Select(r => Schema.ScenarioProtos.ToProto(r.Scenario))]));

@@ -4,7 +4,7 @@ using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
 using IpcBench.Reports;
 
-namespace IpcBench.Daemon.Run;
+namespace IpcBench.Daemon.Cli;
 
 /// <summary>
 /// `BenchDaemon compare BASELINE CANDIDATE`: two runs' report.json compared offline, by the code CompareSuites and

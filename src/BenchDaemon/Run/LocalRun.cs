@@ -17,45 +17,15 @@ using Serilog.Events;
 namespace IpcBench.Daemon.Run;
 
 /// <summary>
-/// `BenchDaemon run`: the benchmark matrix through the same engine the daemon runs (agents and all), printed as
+/// `BenchDaemon run` in process: the benchmark matrix through the same engine the daemon runs (agents and all), printed as
 /// Markdown tables, with results.json, results.csv, results-series.csv and results.hlog (every scenario's latency per
 /// second, an HdrHistogram log tagged by scenario id) written as ExportScenarios writes them. The
 /// scenarios also go to the scenario database, so a serving daemon on the same IpcBench:DatabasePath can list and
 /// compare them. No control port is opened, so it runs beside a serving daemon.
 /// </summary>
-public static class RunCommand
+internal static class LocalRun
 {
-    public static Command Create(IReadOnlyList<string> configurationArguments)
-    {
-        var options = new RunOptions();
-        var command = new Command("run", "Run a benchmark matrix once and print the results (about a minute with no options)");
-        foreach (var option in options.All)
-        {
-            command.Options.Add(option);
-        }
-
-        command.Validators.Add(result => options.Lab.Validate(result,
-            [(options.Baseline, "compare a machine's report-NAME.json with `compare` instead"), (options.SampleEvery, "the daemons sample at their default")]));
-
-        command.SetAction((result, token) =>
-        {
-            RunSettings settings;
-            try
-            {
-                settings = options.Read(result);
-            }
-            catch (ArgumentException e)
-            {
-                Console.Error.WriteLine($"error: {e.Message}");
-                return Task.FromResult(ExitCodes.Usage);
-            }
-
-            return settings.Lab is { } lab ? LabRun.ExecuteAsync(settings, lab, token) : ExecuteAsync(settings, [.. configurationArguments], options.Refusal, token);
-        });
-        return command;
-    }
-
-    private static async Task<int> ExecuteAsync(RunSettings settings, string[] configurationArguments, Func<RequestRefusedException, string> refusal, CancellationToken cancellationToken)
+    public static async Task<int> ExecuteAsync(RunSettings settings, string[] configurationArguments, Func<RequestRefusedException, string> refusal, CancellationToken cancellationToken)
     {
         Logging.Configure(LogEventLevel.Warning);
         WebApplication? app = null;
@@ -204,6 +174,4 @@ public static class RunCommand
 
         return selected;
     }
-
-    public static string AccessName(PayloadAccess access) => access == PayloadAccess.HeaderOnly ? "header-only" : "full";
 }
