@@ -130,7 +130,7 @@ public static class HtmlReport
         // As in Markdown: the column only when some cell had enough repetitions to tell; the note below says why not.
         bool modes = cells.Any(c => c.Modality.MessagesPerSecond.Kind != ModalityKind.TooFew);
         html.Append("<section id=\"cells-table\"><h2>Every cell (median, min–max over the repetitions)</h2>\n<table><thead><tr><th>Cell</th><th>Runs</th>" +
-            "<th>msg/s</th><th>min–max</th><th>MB/s</th><th>CPU daemon</th><th>CPU agents</th><th>p50 µs</th><th>p99 µs</th><th>p99.99 µs</th>" +
+            "<th>msg/s</th><th>min–max</th>" + string.Concat(CellColumns.Figures.Select(c => $"<th>{E(c.Header)}</th>")) +
             $"<th>Spread</th><th>Noise</th>{(modes ? "<th>Modes</th>" : string.Empty)}<th>Validity</th></tr></thead><tbody>\n");
         foreach (var cell in cells)
         {
@@ -141,8 +141,7 @@ public static class HtmlReport
                 Validity(cell);
             html.Append($"<tr><td>{E(cell.Label)}</td><td>{s.Repetitions}{(s.Failed > 0 ? $" ({s.Failed} failed)" : string.Empty)}</td>" +
                 $"<td>{Count(s.MessagesPerSecond.Median)}</td><td>{Count(s.MessagesPerSecond.Min)}–{Count(s.MessagesPerSecond.Max)}</td>" +
-                $"<td>{Megabytes(s.BytesPerSecond.Median)}</td><td>{Percent(s.DaemonCpuPercent.Median)}</td><td>{Percent(s.AgentsCpuPercent.Median)}</td>" +
-                $"<td>{Micros(s.LatencyP50.Median)}</td><td>{Micros(s.LatencyP99.Median)}</td><td>{Micros(s.LatencyP9999.Median)}</td>" +
+                string.Concat(CellColumns.Figures.Select(c => $"<td>{E(c.Text(s))}</td>")) +
                 $"<td{(s.SpreadExceeded ? " class=\"spread\"" : string.Empty)}>{(s.Repetitions > 1 ? $"{s.SpreadPercent:0.#} %" : "–")}</td>{noise}{modality}</tr>\n");
         }
 

@@ -114,10 +114,10 @@ public static class MarkdownReport
         bool invalid = cells.Any(c => c.Validity.Invalid);
         // Only when some cell had enough repetitions to tell: a column of "too few" says nothing the note below does not.
         bool modes = modality.Values.Any(m => m.MessagesPerSecond.Kind != ModalityKind.TooFew);
-        text.AppendLine("| Cell | Runs | msg/s | MB/s | CPU daemon | CPU agents | CPU ns/msg daemon | CPU ns/msg agents | p50 µs | p99 µs | p99.9 µs | p99.99 µs | Spread |" +
+        text.AppendLine("| Cell | Runs | msg/s |" + string.Concat(CellColumns.Figures.Select(c => $" {c.Header} |")) + " Spread |" +
             (noise ? " Noise |" : string.Empty) + (modes ? " Modes |" : string.Empty) + (invalid ? " Validity |" : string.Empty));
-        text.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|" + (noise ? "---|" : string.Empty) + (modes ? "---|" : string.Empty) +
-            (invalid ? "---|" : string.Empty));
+        text.AppendLine("|---|---|---|" + string.Concat(CellColumns.Figures.Select(_ => "---|")) + "---|" + (noise ? "---|" : string.Empty) +
+            (modes ? "---|" : string.Empty) + (invalid ? "---|" : string.Empty));
         foreach (var cell in cells)
         {
             var s = cell.Summary;
@@ -126,11 +126,8 @@ public static class MarkdownReport
             string noiseColumn = noise ? $" {(cell.Noise.Noisy ? cell.Noise.Text : "–")} |" : string.Empty;
             string modesColumn = (modes ? $" {Escape(modality[cell].Text)} |" : string.Empty) +
                 (invalid ? $" {(cell.Validity.Invalid ? Escape(cell.Validity.Text) : "valid")} |" : string.Empty);
-            text.AppendLine(CultureInfo.InvariantCulture,
-                $"| {Escape(cell.Key.Label)} | {runs} | {Figure(s, modality[cell])} | {Megabytes(s.BytesPerSecond.Median)} | {Percent(s.DaemonCpuPercent.Median)} | " +
-                $"{Percent(s.AgentsCpuPercent.Median)} | {s.CpuNanosecondsPerMessage(s.DaemonCpuPercent.Median):0} | " +
-                $"{s.CpuNanosecondsPerMessage(s.AgentsCpuPercent.Median):0} | {Micros(s.LatencyP50.Median)} | {Micros(s.LatencyP99.Median)} | " +
-                $"{Micros(s.LatencyP999.Median)} | {Micros(s.LatencyP9999.Median)} | {spread} |{noiseColumn}{modesColumn}");
+            text.AppendLine($"| {Escape(cell.Key.Label)} | {runs} | {Figure(s, modality[cell])} |" + string.Concat(CellColumns.Figures.Select(c => $" {c.Text(s)} |")) +
+                $" {spread} |{noiseColumn}{modesColumn}");
         }
 
         text.AppendLine();

@@ -27,6 +27,24 @@ public sealed class ReportRendererTests
         Assert.Equal(MarkdownReport.PublishedTable(report).Trim(), markdown[markdown.IndexOf("## Published vs measured", StringComparison.Ordinal)..].Trim());
     }
 
+    /// <summary>The cells table's figures come from one list (CellColumns): Markdown and HTML show each, in its order, with the same text.</summary>
+    [Fact]
+    public void CellsTable_ShowsEveryFigureOfTheColumnList_InMarkdownAndHtml()
+    {
+        var report = ReportSamples.Matrix("columns");
+        var cell = report.Cells[0];
+        string markdown = MarkdownReport.Render(report);
+        string html = HtmlReport.Render(report);
+
+        string header = markdown.Split('\n').Single(l => l.StartsWith("| Cell | Runs | msg/s |", StringComparison.Ordinal));
+        Assert.Contains(string.Concat(CellColumns.Figures.Select(c => $" {c.Header} |")), header, StringComparison.Ordinal);
+        string row = markdown.Split('\n').First(l => l.StartsWith($"| {cell.Key.Label} |", StringComparison.Ordinal));
+        Assert.Contains(string.Concat(CellColumns.Figures.Select(c => $" {c.Text(cell.Summary)} |")), row, StringComparison.Ordinal);
+        Assert.Contains(string.Concat(CellColumns.Figures.Select(c => $"<th>{System.Text.Encodings.Web.HtmlEncoder.Default.Encode(c.Header)}</th>")), html, StringComparison.Ordinal);
+        Assert.Contains(string.Concat(CellColumns.Figures.Select(c => $"<td>{System.Text.Encodings.Web.HtmlEncoder.Default.Encode(c.Text(cell.Summary))}</td>")), html, StringComparison.Ordinal);
+        Assert.Contains(CellColumns.Figures, c => c.Header == "p99.9 µs");
+    }
+
     [Fact]
     public void Markdown_EscapesUserText()
     {
