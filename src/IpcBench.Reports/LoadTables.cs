@@ -11,6 +11,19 @@ namespace IpcBench.Reports;
 /// </summary>
 public static class LoadTables
 {
+    /// <summary>The figures of a row, in order, as both formats show them: a figure shown there is one line here.</summary>
+    public static IReadOnlyList<(string Header, Func<LoadPoint, string> Text)> Figures { get; } =
+    [
+        ("Offered msg/s per publisher", p => Count(p.OfferedPerPublisher)),
+        ("Delivered msg/s", p => Count(p.DeliveredPerSecond)),
+        ("p50 µs", p => Micros(p.P50)),
+        ("p99 µs", p => Micros(p.P99)),
+        ("p99.9 µs", p => Micros(p.P999)),
+        ("max µs", p => Micros(p.Max)),
+        ("Sender lag p99 µs", Lag),
+        ("CPU ns/msg", p => p.CpuNanosecondsPerMessage.ToString("0", System.Globalization.CultureInfo.InvariantCulture)),
+    ];
+
     public const string Note = "Offered rate per publisher (log axis in the chart); latency from each message's intended send time, so a publisher " +
         "falling behind shows as latency (no coordinated omission); CPU per delivered message, daemon and agents together. " +
         "A probe passes when it delivers the search's share of the offered rate with p99 (from intended send times, a late publisher included) within its bound and its receivers do not fall behind.";
@@ -21,12 +34,12 @@ public static class LoadTables
         {
             text.AppendLine($"## Latency against load — {MarkdownReport.Escape(chart.Title)}");
             text.AppendLine();
-            text.AppendLine("| Transport | Offered msg/s per publisher | Delivered msg/s | p50 µs | p99 µs | p99.9 µs | max µs | Sender lag p99 µs | CPU ns/msg | Probe |");
-            text.AppendLine("|---|---|---|---|---|---|---|---|---|---|");
+            text.AppendLine("| Transport |" + string.Concat(Figures.Select(f => $" {f.Header} |")) + " Probe |");
+            text.AppendLine("|---|" + string.Concat(Figures.Select(_ => "---|")) + "---|");
             foreach (var (series, p) in Rows(chart))
             {
-                text.AppendLine($"| {MarkdownReport.Escape(series.Name)} | {Count(p.OfferedPerPublisher)} | {Count(p.DeliveredPerSecond)} | {Micros(p.P50)} | " +
-                    $"{Micros(p.P99)} | {Micros(p.P999)} | {Micros(p.Max)} | {Lag(p)} | {p.CpuNanosecondsPerMessage:0} | {MarkdownReport.Escape(Verdict(p))} |");
+                text.AppendLine($"| {MarkdownReport.Escape(series.Name)} |" + string.Concat(Figures.Select(f => $" {f.Text(p)} |")) +
+                    $" {MarkdownReport.Escape(Verdict(p))} |");
             }
 
             text.AppendLine();
@@ -51,12 +64,11 @@ public static class LoadTables
         html.Append("<section id=\"load-table\"><h2>Latency against load</h2>\n");
         foreach (var chart in charts)
         {
-            html.Append($"<h3>{E(chart.Title)}</h3>\n<table><thead><tr><th>Transport</th><th>Offered msg/s per publisher</th><th>Delivered msg/s</th>" +
-                "<th>p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th><th>Sender lag p99 µs</th><th>CPU ns/msg</th><th>Probe</th></tr></thead><tbody>\n");
+            html.Append($"<h3>{E(chart.Title)}</h3>\n<table><thead><tr><th>Transport</th>" + string.Concat(Figures.Select(f => $"<th>{E(f.Header)}</th>")) +
+                "<th>Probe</th></tr></thead><tbody>\n");
             foreach (var (series, p) in Rows(chart))
             {
-                html.Append($"<tr><td>{E(series.Name)}</td><td>{Count(p.OfferedPerPublisher)}</td><td>{Count(p.DeliveredPerSecond)}</td><td>{Micros(p.P50)}</td>" +
-                    $"<td>{Micros(p.P99)}</td><td>{Micros(p.P999)}</td><td>{Micros(p.Max)}</td><td>{Lag(p)}</td><td>{p.CpuNanosecondsPerMessage:0}</td>" +
+                html.Append($"<tr><td>{E(series.Name)}</td>" + string.Concat(Figures.Select(f => $"<td>{E(f.Text(p))}</td>")) +
                     $"<td{(p.Passed == false ? " class=\"failed-probe\"" : string.Empty)}>{E(Verdict(p))}</td></tr>\n");
             }
 
