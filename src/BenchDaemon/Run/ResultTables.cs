@@ -17,7 +17,7 @@ public static class ResultTables
             var transports = group.Select(r => r.Spec.Transport).Distinct().ToList();
             var payloads = group.Select(r => r.Spec.PayloadBytes).Distinct().Order().ToList();
             text.AppendLine(CultureInfo.InvariantCulture,
-                $"### Throughput, msg/s — {ResultTables.AccessName(group.Key.PayloadAccess)}, {group.Key.Publishers}:{group.Key.Subscribers} {Topology(group.Key.Topology)}, {ModeName(group.Key.Mode)}");
+                $"### Throughput, msg/s — {AccessName(group.Key.PayloadAccess)}, {group.Key.Publishers}:{group.Key.Subscribers} {Topology(group.Key.Topology)}, {ModeName(group.Key.Mode)}");
             text.AppendLine();
             text.AppendLine("| Payload | " + string.Join(" | ", transports) + " |");
             text.AppendLine("|---|" + string.Concat(transports.Select(_ => "---|")));
@@ -43,7 +43,7 @@ public static class ResultTables
             var agents = stats.Processes.Where(p => p.Role == "agent").ToList();
             string agentCpu = agents.Count == 0 ? "in-process" : string.Join(" + ", agents.Select(a => Percent(a.CpuPercent)));
             text.AppendLine(
-                $"| {r.Spec.Transport} | {Bytes(r.Spec.PayloadBytes)} | {r.Spec.Publishers}:{r.Spec.Subscribers} | {ResultTables.AccessName(r.Spec.PayloadAccess)} | " +
+                $"| {r.Spec.Transport} | {Bytes(r.Spec.PayloadBytes)} | {r.Spec.Publishers}:{r.Spec.Subscribers} | {AccessName(r.Spec.PayloadAccess)} | " +
                 $"{WaitName(r.Spec.WaitStrategy)} | {Count(stats.MessagesPerSecond)} | {stats.BytesPerSecond / 1e6:0.#} | {Percent(daemon?.CpuPercent ?? 0)} | {agentCpu} | " +
                 $"{Micros(stats.Latency?.P50)} | {Micros(stats.Latency?.P99)} | {LatencyName(stats.Latency?.Kind)} | {SenderLag(stats.SenderLag)} | {stats.MessagesSent} | {stats.MessagesLost} | {stats.MessagesCorrupted} | " +
                 $"{Nanos(r.Environment?.CoreToCoreRoundTrip)} | {Noise(stats)} | {r.State.ToString().ToUpperInvariant()}{(string.IsNullOrEmpty(r.Error) ? string.Empty : ": " + r.Error)} |");
@@ -151,7 +151,7 @@ public static class ResultTables
     public static string Label(ScenarioSpec spec) =>
         $"{spec.Transport} {Bytes(spec.PayloadBytes)} {spec.Publishers}:{spec.Subscribers}" +
         (spec.Publishers > 1 || spec.Subscribers > 1 ? $" {Topology(spec.Topology)}" : string.Empty) +
-        $" {ResultTables.AccessName(spec.PayloadAccess)} {WaitName(spec.WaitStrategy)}";
+        $" {AccessName(spec.PayloadAccess)} {WaitName(spec.WaitStrategy)}";
 
     /// <summary>One placement fact: its text, the separator before it on the Placement line, and what that line adds after it.</summary>
     private sealed record PlacementFact(string Text, string Before = "; ", string Note = "");
