@@ -9,16 +9,6 @@ namespace IpcBench.Reports;
 /// </summary>
 internal static class CellComparer
 {
-    private static readonly (string Metric, string Unit, bool HigherIsBetter, Func<RepetitionResult, double> Read)[] Metrics =
-    [
-        ("messages_per_second", "msg/s", true, r => r.MessagesPerSecond),
-        ("bytes_per_second", "B/s", true, r => r.BytesPerSecond),
-        ("latency_p50", "ns", false, r => r.Latency.P50),
-        ("latency_p99", "ns", false, r => r.Latency.P99),
-        ("daemon_cpu_ns_per_message", "ns", false, r => RepetitionStats.CpuNanosecondsPerMessage(r.DaemonCpuPercent, r.MessagesPerSecond)),
-        ("agents_cpu_ns_per_message", "ns", false, r => RepetitionStats.CpuNanosecondsPerMessage(r.AgentsCpuPercent, r.MessagesPerSecond)),
-    ];
-
     /// <summary>
     /// Every metric of the cell, class by class. A flagged repetition (<see cref="RepetitionResult.Valid"/> false) stays
     /// in a test when the shift's interval with it lies beyond anything its flags can do (<see cref="FlagBounds"/>): the
@@ -30,14 +20,14 @@ internal static class CellComparer
         var b = baseline.Repetitions.Where(r => r.Succeeded).ToList();
         var c = candidate.Repetitions.Where(r => r.Succeeded).ToList();
         var classes = b.Concat(c).Select(r => strata.ClassOf(r.ProbeNanoseconds)).Distinct().OrderBy(PlacementStrata.Rank).ToList();
-        var changes = new List<MetricChange>(classes.Count * Metrics.Length);
+        var changes = new List<MetricChange>(classes.Count * ReportMetrics.Compared.Count);
         var dropped = new HashSet<(bool Baseline, RepetitionResult Repetition)>();
         foreach (var placement in classes)
         {
             var bIn = b.Where(r => strata.ClassOf(r.ProbeNanoseconds) == placement).ToList();
             var cIn = c.Where(r => strata.ClassOf(r.ProbeNanoseconds) == placement).ToList();
             var flagged = bIn.Concat(cIn).Where(r => !r.Valid).ToList();
-            foreach (var (metric, unit, higherIsBetter, read) in Metrics)
+            foreach (var (metric, unit, higherIsBetter, read) in ReportMetrics.Compared.Select(m => (m.Id, m.Unit, m.HigherIsBetter!.Value, m.Read)))
             {
                 var all = Test(metric, unit, higherIsBetter, placement, [.. bIn.Select(read)], [.. cIn.Select(read)]);
                 if (flagged.Count == 0)

@@ -14,12 +14,14 @@ namespace IpcBench.Reports;
 /// median row only: how well the msg/s median is known (MedianPrecision) and, in an adaptive suite, why the cell took
 /// no more rounds. Then the offered load: every row's rate per publisher (0 closed loop); in a rate search, one row per
 /// probe (repetition "probe", its own rate, whether it passed and why not) and on the median row the sustainable rate
-/// and how the search ended; then a repetition's or probe's sender lag p99 (rate-limited runs). With a baseline,
+/// and how the search ended; then a repetition's or probe's sender lag p99 (rate-limited runs). Then a column per metric
+/// of <see cref="ReportMetrics.All"/> none of the above shows (CPU ns per message, daemon and agents), so a new metric
+/// gets its column by its line there, on every row (the median row: the cell's figure). With a baseline,
 /// the comparison is a document of its own (<see cref="RenderComparison"/>): a CSV file holds one table.
 /// </summary>
 public static class CsvReport
 {
-    private static readonly string[] Header =
+    private static readonly string[] Fixed =
     [
         "suite_id", "cell", "transport", "payload_bytes", "publishers", "subscribers", "topology", "payload_access", "mode", "wait_strategy",
         "repetition", "scenario_id", "error", "messages_per_second", "messages_per_second_min", "messages_per_second_max", "bytes_per_second",
@@ -29,6 +31,11 @@ public static class CsvReport
         "median_precision_percent", "repetition_stop",
         "rate_per_publisher", "probe_passed", "probe_reason", "sustainable_rate_per_publisher", "rate_search_result", "sender_lag_p99_ns",
     ];
+
+    /// <summary>The metrics (<see cref="ReportMetrics.All"/>) with no column above: a column each after them, in the list's order.</summary>
+    private static readonly ReportMetric[] Appended = [.. ReportMetrics.All.Where(m => !Fixed.Contains(m.CsvColumn))];
+
+    private static readonly string[] Header = [.. Fixed, .. Appended.Select(m => m.CsvColumn)];
 
     private static readonly string[] ComparisonHeader =
     [
@@ -58,7 +65,8 @@ public static class CsvReport
                 r.DaemonCpuPercent, r.AgentsCpuPercent, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, string.Empty, string.Empty, .. NoiseFields(round),
                 modality.Placements[i], mode, string.Empty, string.Empty, string.Empty, string.Empty,
                 string.Join(';', (r.Validity ?? []).Select(v => v.Kind)), string.Join("; ", (r.Validity ?? []).Select(v => v.Detail)),
-                string.Empty, string.Empty, k.RatePerPublisher, string.Empty, string.Empty, string.Empty, string.Empty, Optional(r.SenderLagP99Nanoseconds)];
+                string.Empty, string.Empty, k.RatePerPublisher, string.Empty, string.Empty, string.Empty, string.Empty, Optional(r.SenderLagP99Nanoseconds),
+                .. Figures(r)];
         }
 
         foreach (var probe in cell.Search?.Probes ?? [])
@@ -69,7 +77,8 @@ public static class CsvReport
                 r.DaemonCpuPercent, r.AgentsCpuPercent, l.P50, l.P90, l.P99, l.P999, l.P9999, l.Max, string.Empty, string.Empty, string.Empty, string.Empty,
                 string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, string.Empty, string.Empty,
                 string.Join(';', (r.Validity ?? []).Select(v => v.Kind)), string.Join("; ", (r.Validity ?? []).Select(v => v.Detail)),
-                string.Empty, string.Empty, probe.RatePerPublisher, Bool(probe.Passed), probe.Reason, string.Empty, string.Empty, Optional(r.SenderLagP99Nanoseconds)];
+                string.Empty, string.Empty, probe.RatePerPublisher, Bool(probe.Passed), probe.Reason, string.Empty, string.Empty, Optional(r.SenderLagP99Nanoseconds),
+                .. Figures(r)];
         }
 
         var s = cell.Summary;
@@ -80,8 +89,11 @@ public static class CsvReport
             modality.MessagesPerSecond.Text, modality.LatencyP50 is { } p50 ? p50.ModeCount : string.Empty, modality.LatencyP50?.Text,
             string.Join(';', cell.Validity.Kinds), cell.Validity.Text,
             Optional(s.MedianPrecisionPercent), cell.Stop == StopReason.None ? string.Empty : Snake(cell.Stop),
-            k.RatePerPublisher, string.Empty, string.Empty, Optional(cell.Search?.SustainableRatePerPublisher), cell.Search?.Result, string.Empty];
+            k.RatePerPublisher, string.Empty, string.Empty, Optional(cell.Search?.SustainableRatePerPublisher), cell.Search?.Result, string.Empty,
+            .. Appended.Select(m => (CsvField)m.Of(s))];
     }
+
+    private static IEnumerable<CsvField> Figures(RepetitionResult r) => Appended.Select(m => (CsvField)m.Read(r));
 
     private static CsvField[] NoiseFields(NoiseMark noise) =>
         [noise.Retries, string.Join(';', noise.RetriedNoisePercent.Select(Num)), Bool(noise.FailedNoisy)];

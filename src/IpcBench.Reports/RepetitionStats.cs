@@ -51,6 +51,10 @@ public sealed record CellSummary(
     /// </summary>
     public double? MedianPrecisionPercent { get; init; }
 
+    /// <summary>The successful repetitions summarized, for a metric's own median (<see cref="ReportMetric.Of"/>).</summary>
+    [System.Text.Json.Serialization.JsonIgnore]
+    public IReadOnlyList<RepetitionResult> Succeeded { get; init; } = [];
+
     /// <summary>CPU nanoseconds per delivered message of a role (CPU % of one core over msg/s), at the medians.</summary>
     public double CpuNanosecondsPerMessage(double cpuPercent) => RepetitionStats.CpuNanosecondsPerMessage(cpuPercent, MessagesPerSecond.Median);
 }
@@ -84,6 +88,7 @@ public static class RepetitionStats
             Of(r => r.Latency.Max))
         {
             MedianPrecisionPercent = MedianPrecision.HalfWidthPercent([.. ok.Select(r => r.MessagesPerSecond)]),
+            Succeeded = ok,
         };
     }
 }
