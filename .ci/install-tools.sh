@@ -25,7 +25,13 @@ ci_need() { # ci_need <command or absolute path> <Debian package>
   ci_install_pkg "$2"
 }
 
-ci_install_tools() {
+# What the build needs: bindgen's libclang, for the native iceoryx2 binding. First, so the build can start beside the rest.
+ci_install_build_tools() {
+  if [[ -d native ]] && ! dpkg -s libclang-dev >/dev/null 2>&1; then ci_install_pkg libclang-dev; fi
+}
+
+# What only the tests need.
+ci_install_test_tools() {
   # Prometheus and promtool: the dashboard and deployment tests.
   ci_need prometheus prometheus
   ci_need promtool prometheus
@@ -37,6 +43,9 @@ ci_install_tools() {
   ci_need "${CHROMIUM:-/usr/bin/chromium}" chromium
   ci_need node nodejs
   ci_need npm npm
-  # bindgen, for the native iceoryx2 binding.
-  if [[ -d native ]] && ! dpkg -s libclang-dev >/dev/null 2>&1; then ci_install_pkg libclang-dev; fi
+}
+
+ci_install_tools() {
+  ci_install_build_tools
+  ci_install_test_tools
 }

@@ -23,7 +23,7 @@ public sealed class CiInstallTests : IDisposable
         var (exitCode, _, calls) = await InstallAsync(present: ["node", "npm"]);
 
         Assert.Equal(0, exitCode);
-        Assert.Equal(["update -qq", .. Installs("prometheus", "jq", "bsdutils", "chromium", "libclang-dev")], calls);
+        Assert.Equal(["update -qq", .. Installs("libclang-dev", "prometheus", "jq", "bsdutils", "chromium")], calls);
     }
 
     [Fact]
@@ -32,7 +32,7 @@ public sealed class CiInstallTests : IDisposable
         var (exitCode, _, calls) = await InstallAsync(present: []);
 
         Assert.Equal(0, exitCode);
-        Assert.Equal(["update -qq", .. Installs("prometheus", "jq", "bsdutils", "chromium", "nodejs", "npm", "libclang-dev")], calls);
+        Assert.Equal(["update -qq", .. Installs("libclang-dev", "prometheus", "jq", "bsdutils", "chromium", "nodejs", "npm")], calls);
     }
 
     [Fact]
