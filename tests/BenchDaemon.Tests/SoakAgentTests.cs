@@ -8,9 +8,10 @@ namespace IpcBench.Daemon.Tests;
 /// The soak's leak rule on real agents: two daemons side by side, each running an open-ended uds soak whose agent is
 /// BenchAgent plus a thread (tests/BenchDaemon.Tests/HeapAgent) that keeps 1 MiB a second on one and only churns
 /// garbage on the other. The leaking one is judged LEAKING by its agent's memory; the churning one never is.
-/// Points of 2 s (not the default 10) and resources counted from 10 s (not the default 60): RSS, which grew 8 MiB in a
-/// churning agent's first minute, is shown but no longer judged, and what is judged (live heap, shared and native
-/// memory) must not read a churning agent as leaking from its first points either. SoakJudgeTests shows the defaults.
+/// Points of 2 s (not the default 10) with the default 60 s before resources count (a churning agent's RSS grew 8 MiB
+/// in its first minute); SoakJudgeTests shows the default's three minutes. Counted from 10 s instead, a daemon's own
+/// native memory read as leaking, +9.5 to +11.4 MiB over its first 13-16 counted seconds (4 runs in 8 with 1 s points,
+/// tiered compilation on or off; 2026-11-28): not yet explained, so the default stays and costs this test a minute.
 /// </summary>
 [Collection(DaemonCollection.Name)]
 public sealed class SoakAgentTests(ITestOutputHelper output)
@@ -72,7 +73,7 @@ public sealed class SoakAgentTests(ITestOutputHelper output)
     public async Task AnAgentKeeping1MiBASecond_IsLeaking_AndOneChurningGarbage_IsNot()
     {
         Assert.True(File.Exists(HeapAgent), $"{HeapAgent} is built with the tests");
-        string[] settings = [$"--IpcBench:AgentPath={HeapAgent}", "--IpcBench:SoakPointSeconds=2", "--IpcBench:SoakResourceWarmupSeconds=10"];
+        string[] settings = [$"--IpcBench:AgentPath={HeapAgent}", "--IpcBench:SoakPointSeconds=2"];
         var leaking = DaemonProcess.StartAsync(new Dictionary<string, string?> { [HeapVariable] = "leak" }, settings);
         var churning = DaemonProcess.StartAsync(new Dictionary<string, string?> { [HeapVariable] = "churn" }, settings);
         await using var leaker = await leaking;
