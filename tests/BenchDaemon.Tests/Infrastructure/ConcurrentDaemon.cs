@@ -24,6 +24,7 @@ public sealed class ConcurrentDaemon : IAsyncLifetime
     internal DaemonProcess Daemon => _daemon ?? throw new InvalidOperationException("The concurrent daemon is not running.");
 
     public async Task InitializeAsync() => _daemon = await DaemonProcess.StartAsync(
+        TestDefaults.CodeFinalAtFirstCall,
         string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxPublishers={SharedDaemon.MaxPublishers}"),
         string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxSubscribers={SharedDaemon.MaxSubscribers}"),
         string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxPayloadBytes={SharedDaemon.MaxPayloadBytes}"),

@@ -26,6 +26,7 @@ public sealed class SharedDaemon : IAsyncLifetime
     internal DaemonProcess Daemon => _daemon ?? throw new InvalidOperationException("The shared daemon is not running.");
 
     public async Task InitializeAsync() => _daemon = await DaemonProcess.StartAsync(
+        TestDefaults.CodeFinalAtFirstCall,
         $"--IpcBench:MaxPublishers={MaxPublishers}",
         $"--IpcBench:MaxSubscribers={MaxSubscribers}",
         $"--IpcBench:MaxPayloadBytes={MaxPayloadBytes}");
