@@ -130,4 +130,13 @@ public sealed class StoredDatabaseFixtureTests : IDisposable
     }
 
     private static List<string> Ids(IEnumerable<Scenario> scenarios) => [.. scenarios.Select(s => s.Id)];
+
+    /// <summary>A scenario the store has no latency intervals for (one from before schema 2) exports a valid .hlog without intervals, not an error.</summary>
+    [Fact]
+    public void AScenarioWithoutLatencyIntervals_ExportsAnHlogWithoutIntervals()
+    {
+        var log = ScenarioExporter.HdrLog([("old", [])]);
+        Assert.StartsWith("#[Histogram log format version", log, StringComparison.Ordinal);
+        Assert.DoesNotContain("Tag=", log, StringComparison.Ordinal);
+    }
 }

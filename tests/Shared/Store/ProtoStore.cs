@@ -3,13 +3,13 @@ using IpcBench.Daemon.Persistence;
 using IpcBench.Daemon.Schema;
 using IpcBench.V1;
 
-namespace IpcBench.Daemon.Tests.Infrastructure;
+namespace IpcBench.Tests.Shared;
 
 /// <summary>
 /// A <see cref="ScenarioStore"/> seen through the one mapping (<see cref="ScenarioProtos"/>): store tests state what they
 /// write and expect in the proto view users get, so a store that kept records but lost a field on the way fails them.
 /// </summary>
-public sealed class ProtoStore(ScenarioStore store)
+internal sealed class ProtoStore(ScenarioStore store)
 {
     public ScenarioStore Inner => store;
 
@@ -42,7 +42,7 @@ public sealed class ProtoStore(ScenarioStore store)
 }
 
 /// <summary>A <see cref="StoreWrite"/> in the proto view.</summary>
-public sealed record ProtoWrite(string ScenarioId, Scenario? Scenario, IntervalStats? Point, HdrInterval? Latency = null)
+internal sealed record ProtoWrite(string ScenarioId, Scenario? Scenario, IntervalStats? Point, HdrInterval? Latency = null)
 {
     public SoakPoint? Soak { get; init; }
 
