@@ -48,8 +48,8 @@ one() {
   t2=$(now)
   kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
   [[ $state == SCENARIO_STATE_COMPLETED ]] || { echo "the scenario ended $state; daemon log: $run/log" >&2; exit 1; }
-  start_s=$(echo "$t1 - $t0" | bc)
-  first_s=$(echo "$t2 - $t1" | bc)
+  start_s=$(python3 -c "print(round($t1 - $t0, 3))")
+  first_s=$(python3 -c "print(round($t2 - $t1, 3))")
 }
 
 results=$dir/results.tsv

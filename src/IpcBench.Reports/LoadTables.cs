@@ -21,7 +21,7 @@ public static class LoadTables
         ("p99.9 µs", p => Micros(p.P999)),
         ("max µs", p => Micros(p.Max)),
         ("Sender lag p99 µs", Lag),
-        ("CPU ns/msg", p => p.CpuNanosecondsPerMessage.ToString("0", System.Globalization.CultureInfo.InvariantCulture)),
+        ("CPU ns/msg", p => Whole(p.CpuNanosecondsPerMessage)),
     ];
 
     public const string Note = "Offered rate per publisher (log axis in the chart); latency from each message's intended send time, so a publisher " +

@@ -21,6 +21,9 @@ public static class ReportFormatting
 
     public static string Megabytes(double bytesPerSecond) => (bytesPerSecond / 1e6).ToString("0.#", CultureInfo.InvariantCulture);
 
+    /// <summary>A whole number, no grouping: CPU ns per message.</summary>
+    public static string Whole(double value) => value.ToString("0", CultureInfo.InvariantCulture);
+
     public static string Percent(double value) => value.ToString("0", CultureInfo.InvariantCulture) + " %";
 
     public static string Micros(double nanoseconds) => (nanoseconds / 1e3).ToString(nanoseconds < 10_000 ? "0.00" : "0.#", CultureInfo.InvariantCulture);

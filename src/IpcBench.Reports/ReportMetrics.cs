@@ -1,4 +1,3 @@
-using System.Globalization;
 using static IpcBench.Reports.ReportFormatting;
 
 namespace IpcBench.Reports;
@@ -57,6 +56,4 @@ public static class ReportMetrics
 
     /// <summary>The figures a comparison of two suites tests.</summary>
     public static IReadOnlyList<ReportMetric> Compared { get; } = [.. All.Where(m => m.HigherIsBetter is not null)];
-
-    private static string Whole(double value) => value.ToString("0", CultureInfo.InvariantCulture);
 }
