@@ -9,7 +9,8 @@ namespace IpcBench.Agent;
 /// <summary>
 /// The agent's spans and runtime metrics over OTLP, to the collector the daemon exports to (the daemon hands its OTEL_*
 /// settings on in the environment): a span "agent" under the daemon's span that launched it (--traceparent), so one
-/// trace shows a scenario across its processes, with a child per phase (connect, warmup, run, drain). Nothing is created, and
+/// trace shows a scenario across its processes, with a child per phase (connect, warmup, run, drain); a warm agent starts
+/// another "agent" span under each later scenario's assigning span. Nothing is created, and
 /// nothing costs, without OTEL_EXPORTER_OTLP_ENDPOINT. The hot loops never touch it: phases change a few times a run.
 /// </summary>
 internal sealed class AgentTelemetry : IDisposable
@@ -23,7 +24,7 @@ internal sealed class AgentTelemetry : IDisposable
 
     private readonly TracerProvider? _tracing;
     private readonly MeterProvider? _metrics;
-    private readonly Activity? _agent;
+    private Activity? _agent;
     private Activity? _phase;
 
     private AgentTelemetry(AgentArguments arguments, bool export)
@@ -38,9 +39,22 @@ internal sealed class AgentTelemetry : IDisposable
         // The exporters read the endpoint, protocol and batching from the OTEL_* environment, as the daemon's SDK does.
         _tracing = Sdk.CreateTracerProviderBuilder().ConfigureResource(Resource).AddSource(SourceName).AddOtlpExporter().Build();
         _metrics = Sdk.CreateMeterProviderBuilder().ConfigureResource(Resource).AddRuntimeInstrumentation().AddOtlpExporter().Build();
-        ActivityContext.TryParse(arguments.TraceParent, null, out var parent);
+    }
+
+    /// <summary>Ends the previous scenario's spans, if any, and starts "agent" under the span that assigned this one.</summary>
+    public void BeginScenario(string scenarioId, int index, string? traceParent)
+    {
+        if (_tracing is null)
+        {
+            return;
+        }
+
+        _phase?.Dispose();
+        _phase = null;
+        _agent?.Dispose();
+        ActivityContext.TryParse(traceParent, null, out var parent);
         _agent = Source.StartActivity("agent", ActivityKind.Internal, parent);
-        _agent?.SetTag("ipcbench.scenario.id", arguments.ScenarioId).SetTag("ipcbench.agent.index", arguments.Index);
+        _agent?.SetTag("ipcbench.scenario.id", scenarioId).SetTag("ipcbench.agent.index", index);
     }
 
     public static AgentTelemetry Start(AgentArguments arguments) =>

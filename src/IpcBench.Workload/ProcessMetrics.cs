@@ -21,6 +21,58 @@ public static partial class ProcessMetrics
         return new Sample(cpu, (ulong)usage.MaxRssKilobytes * 1024, MonotonicClock.NowNs());
     }
 
+    /// <summary>
+    /// The peak resident set size since the process started or since <see cref="ResetPeakResident"/> (VmHWM of
+    /// /proc/self/status); getrusage's peak elsewhere and when /proc cannot be read.
+    /// </summary>
+    public static ulong PeakResidentBytes()
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            try
+            {
+                foreach (var line in File.ReadLines("/proc/self/status"))
+                {
+                    if (line.StartsWith("VmHWM:", StringComparison.Ordinal))
+                    {
+                        var fields = line.Split((char[]?)null, StringSplitOptions.RemoveEmptyEntries);
+                        if (fields.Length >= 2 && ulong.TryParse(fields[1], System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var kilobytes))
+                        {
+                            return kilobytes * 1024;
+                        }
+                    }
+                }
+            }
+            catch (IOException)
+            {
+            }
+        }
+
+        return Take().PeakRssBytes;
+    }
+
+    /// <summary>
+    /// Starts the peak resident set size over from the current one (writes 5 to /proc/self/clear_refs): a warm agent's
+    /// next scenario reports its own peak, not an earlier scenario's. False where the kernel does not allow it.
+    /// </summary>
+    public static bool ResetPeakResident()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return false;
+        }
+
+        try
+        {
+            File.WriteAllText("/proc/self/clear_refs", "5");
+            return true;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return false;
+        }
+    }
+
     /// <summary>Resident set size now, from /proc/self/statm (pages × page size); the working set elsewhere.</summary>
     public static ulong ResidentBytes()
     {

@@ -20,7 +20,8 @@ public static class RunCommand
         }
 
         command.Validators.Add(result => options.Lab.Validate(result,
-            [(options.Baseline, "compare a machine's report-NAME.json with `compare` instead"), (options.SampleEvery, "the daemons sample at their default")]));
+            [(options.Baseline, "compare a machine's report-NAME.json with `compare` instead"), (options.SampleEvery, "the daemons sample at their default"),
+            (options.FreshAgents, "each daemon keeps agents warm as it was started; start it with --IpcBench:WarmAgentIdleSeconds=0 for fresh ones")]));
 
         command.SetAction((result, token) =>
         {

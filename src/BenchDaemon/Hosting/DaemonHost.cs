@@ -52,6 +52,7 @@ public static class DaemonHost
         builder.Services.AddSingleton<RuntimeDirectory>();
         builder.Services.AddSingleton<AgentDirectory>();
         builder.Services.AddSingleton<AgentLauncher>();
+        builder.Services.AddSingleton<AgentPool>();
         builder.Services.AddSingleton<SpecValidator>();
         builder.Services.AddSingleton<AdmissionControl>();
         // Before ScenarioManager: hosted services stop in reverse order, so the writer flushes after scenarios have ended.

@@ -36,6 +36,10 @@ internal static class LocalRun
                 // Runs beside a serving daemon: neither the control port nor the metrics port.
                 options.ControlAddress = string.Empty;
                 options.MetricsAddress = string.Empty;
+                if (settings.FreshAgents)
+                {
+                    options.WarmAgentIdleSeconds = 0;
+                }
             });
             await app.StartAsync(cancellationToken).ConfigureAwait(false);
             return await RunMatrixAsync(app.Services, settings, refusal, cancellationToken).ConfigureAwait(false);

@@ -76,6 +76,11 @@ internal sealed class RunOptions
 
     public Option<bool> LockMemory { get; } = new("--lock-memory") { Description = "mlockall in the daemon and the agents while a scenario runs" };
 
+    public Option<bool> FreshAgents { get; } = new("--fresh-agents")
+    {
+        Description = "Start new agent processes for every scenario, as cold as the first, rather than hand the last scenario's on warm",
+    };
+
     public Option<string?> Preset { get; } = new("--preset")
     {
         Description = "A preset reproducing docs/published-figures.md §N (reference-1 .. reference-5): its matrix, and a published-vs-measured table; --duration/--warmup shorten it only when given",
@@ -129,7 +134,7 @@ internal sealed class RunOptions
     public IEnumerable<Option> All =>
     [
         Transports, Payloads, Publishers, Subscribers, Duration, Warmup, Access, Topology, Mode, Wait, Rate, SampleEvery,
-        PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, Preset, Repetitions, Precision, MaxRepetitions, Soak, Output, Baseline, .. Lab.All,
+        PublisherCpus, SubscriberCpus, RealtimePriority, LockMemory, FreshAgents, Preset, Repetitions, Precision, MaxRepetitions, Soak, Output, Baseline, .. Lab.All,
         .. Load.All,
     ];
 
@@ -248,6 +253,7 @@ internal sealed class RunOptions
             Path.GetFullPath(result.GetValue(Output) ?? Path.Combine("results", DateTime.Now.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture))))
         {
             Preset = result.GetValue(Preset),
+            FreshAgents = result.GetValue(FreshAgents),
             SoakDuration = ParseSoak(result.GetValue(Soak)),
             Repetitions = ParseRepetitions(result.GetValue(Repetitions)!),
             TargetPrecisionPercent = IsAuto(result.GetValue(Repetitions)) ? result.GetValue(Precision) : null,
@@ -412,6 +418,9 @@ internal sealed record RunSettings(
     string OutputDirectory)
 {
     public string? Preset { get; init; }
+
+    /// <summary>--fresh-agents: the in-process daemon keeps no agent warm (IpcBench:WarmAgentIdleSeconds=0).</summary>
+    public bool FreshAgents { get; init; }
 
     /// <summary>--soak: every cell at once for this long, judged as one soak; null for a matrix.</summary>
     public TimeSpan? SoakDuration { get; init; }

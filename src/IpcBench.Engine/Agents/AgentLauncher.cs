@@ -48,8 +48,10 @@ public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirect
         }
     }
 
+    /// <summary>Starts a new agent process for <paramref name="session"/>; its connection may serve later sessions too.</summary>
     public void Launch(AgentSession session)
     {
+        var connection = new AgentConnection(session);
         var (fileName, prefix) = _executable.Value;
         var start = new ProcessStartInfo(fileName)
         {
@@ -100,30 +102,39 @@ public sealed class AgentLauncher(IOptions<DaemonOptions> options, RuntimeDirect
         }
 
         var process = new Process { StartInfo = start, EnableRaisingEvents = true };
-        process.OutputDataReceived += (_, e) => Forward(session, e.Data);
-        process.ErrorDataReceived += (_, e) => Forward(session, e.Data);
+        process.OutputDataReceived += (_, e) => Forward(connection, e.Data);
+        process.ErrorDataReceived += (_, e) => Forward(connection, e.Data);
         process.Exited += (_, _) =>
         {
-            session.OnExited(SafeExitCode(process));
+            connection.OnExited(SafeExitCode(process));
             // Reaped by now: a killed agent's debugger pipes and diagnostic socket would otherwise stay in TMPDIR forever.
             _ = DiagnosticFiles.RemoveOf(process.Id);
         };
         process.Start();
-        session.AgentProcess = process;
-        session.Pid = process.Id;
+        connection.Process = process;
+        connection.Pid = session.Pid = process.Id;
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
         logger.LogInformation("Started {Agent} for scenario {ScenarioId}", session.Name, session.ScenarioId);
     }
 
-    private void Forward(AgentSession session, string? line)
+    private void Forward(AgentConnection connection, string? line)
     {
-        if (!string.IsNullOrWhiteSpace(line))
+        if (string.IsNullOrWhiteSpace(line))
         {
-            using (logger.BeginScope(new Dictionary<string, object> { ["ScenarioId"] = session.ScenarioId, ["Agent"] = session.Index }))
-            {
-                logger.LogInformation("[agent {AgentIndex} pid {AgentPid}] {AgentLine}", session.Index, session.Pid, line);
-            }
+            return;
+        }
+
+        // Under the scenario the agent serves now; an idle warm agent's lines (its exit) under none.
+        if (connection.Session is not { } session)
+        {
+            logger.LogInformation("[idle agent pid {AgentPid}] {AgentLine}", connection.Pid, line);
+            return;
+        }
+
+        using (logger.BeginScope(new Dictionary<string, object> { ["ScenarioId"] = session.ScenarioId, ["Agent"] = session.Index }))
+        {
+            logger.LogInformation("[agent {AgentIndex} pid {AgentPid}] {AgentLine}", session.Index, session.Pid, line);
         }
     }
 

@@ -10,10 +10,13 @@ public sealed class AgentLinkService(AgentDirectory directory) : AgentLink.Agent
     public override async Task Attach(AttachRequest request, IServerStreamWriter<AgentCommand> responseStream, ServerCallContext context)
     {
         var session = Find(request.ScenarioId, request.AgentIndex, request.Token);
+        var connection = session.Connection
+            ?? throw new RequestRefusedException(RefusalKind.FailedPrecondition, field: null, $"agent {request.AgentIndex} of scenario '{request.ScenarioId}' has no process");
         // Only the agent's own connection ends the stream, never the daemon's shutdown: while stopping, the scenario still
-        // has to send its stop and receive the agent's final report through it.
+        // has to send its stop and receive the agent's final report through it. A warm agent keeps this stream for
+        // every scenario it serves.
         var agentGone = context.GetHttpContext().RequestAborted;
-        await session.AttachAsync(command => responseStream.WriteAsync(command, agentGone), agentGone).ConfigureAwait(false);
+        await connection.AttachAsync(command => responseStream.WriteAsync(command, agentGone), agentGone).ConfigureAwait(false);
     }
 
     public override Task<ReportAck> Report(AgentReport request, ServerCallContext context)

@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Security.Cryptography;
 using System.Text;
-using System.Threading.Channels;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Model;
 using IpcBench.Daemon.Subscribers;
@@ -11,12 +10,13 @@ using IpcBench.Workload;
 namespace IpcBench.Daemon.Agents;
 
 /// <summary>
-/// One agent process and its conversation with the daemon: the daemon streams commands down the agent's Attach call;
-/// the agent reports readiness, progress and its final counters through Report.
+/// One subscriber of one scenario served by an agent process: the daemon sends commands down the agent's Attach stream
+/// (its <see cref="AgentConnection"/>, which outlives the session when the agent is kept warm); the agent reports
+/// readiness, progress and its final counters through Report, as this session's identity.
 /// </summary>
 public sealed class AgentSession : SubscriberHandle
 {
-    private readonly Channel<AgentCommand> _commands = Channel.CreateUnbounded<AgentCommand>();
+    private readonly object _gate = new();
     private readonly TaskCompletionSource _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource _final = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly Action<string, bool> _fail;
@@ -26,14 +26,13 @@ public sealed class AgentSession : SubscriberHandle
     private ProcessUsage? _process;
     private ProcessSample? _latestSample;
     private (TimeSpan Jit, long ReportedAtNs)? _jitTime;
-    private int _attached;
     private long _lastHeardNs = MonotonicClock.NowNs();
 
     public AgentSession(string scenarioId, int index, SubscriberSetup setup, Action<string, bool> fail, ILogger logger)
         : base(index)
     {
         ScenarioId = scenarioId;
-        Assignment = new Assignment { Setup = setup };
+        Setup = setup;
         _fail = fail;
         _logger = logger;
         Token = Convert.ToHexString(RandomNumberGenerator.GetBytes(16));
@@ -42,12 +41,16 @@ public sealed class AgentSession : SubscriberHandle
 
     public string ScenarioId { get; }
 
-    public Assignment Assignment { get; }
+    public SubscriberSetup Setup { get; }
+
+    /// <summary>The agent process serving this session: started for it, or taken warm from the pool.</summary>
+    public AgentConnection? Connection { get; set; }
+
+    /// <summary>How many scenarios the agent served before this one (0: started for it).</summary>
+    public int ScenariosBefore { get; set; }
 
     /// <summary>Per-agent secret handed over in the agent's environment; only our own child can attach as this agent.</summary>
     public string Token { get; }
-
-    public Process? AgentProcess { get; set; }
 
     public int Pid { get; set; }
 
@@ -63,7 +66,7 @@ public sealed class AgentSession : SubscriberHandle
     {
         get
         {
-            lock (_commands)
+            lock (_gate)
             {
                 return _counters;
             }
@@ -79,33 +82,40 @@ public sealed class AgentSession : SubscriberHandle
     public bool Authenticates(string token) =>
         CryptographicOperations.FixedTimeEquals(Encoding.ASCII.GetBytes(token), _token);
 
-    /// <summary>Serves the agent's Attach stream until the scenario is over for it or the agent goes away.</summary>
-    public async Task AttachAsync(Func<AgentCommand, Task> write, CancellationToken cancellationToken)
+    /// <summary>
+    /// This session's assignment; for a warm agent (<paramref name="reassigned"/>) with the identity it reports as from
+    /// now on, the W3C traceparent of the span assigning it included.
+    /// </summary>
+    public Assignment AssignmentFor(bool reassigned)
     {
-        if (Interlocked.Exchange(ref _attached, 1) == 1)
+        var assignment = new Assignment { Setup = Setup };
+        if (reassigned)
         {
-            throw new InvalidOperationException($"{Name} attached twice.");
+            assignment.Identity = new AgentIdentity
+            {
+                ScenarioId = ScenarioId,
+                AgentIndex = Index,
+                Token = Token,
+                Traceparent = Activity.Current is { IdFormat: ActivityIdFormat.W3C } assigning ? assigning.Id! : string.Empty,
+            };
         }
 
-        try
-        {
-            await write(new AgentCommand { Assignment = Assignment }).ConfigureAwait(false);
-            await foreach (var command in _commands.Reader.ReadAllAsync(cancellationToken).ConfigureAwait(false))
-            {
-                await write(command).ConfigureAwait(false);
-            }
-        }
-        catch (OperationCanceledException) when (!Finished)
+        return assignment;
+    }
+
+    /// <summary>The agent's Attach stream broke.</summary>
+    public void OnDisconnected()
+    {
+        if (!Finished)
         {
             _fail($"{Name} disconnected from the daemon before reporting its result", false);
-            throw;
         }
     }
 
     public void OnReport(AgentReport report)
     {
         Volatile.Write(ref _lastHeardNs, MonotonicClock.NowNs());
-        lock (_commands)
+        lock (_gate)
         {
             if (report.Counters is { } c)
             {
@@ -127,6 +137,7 @@ public sealed class AgentSession : SubscriberHandle
                     p.MeasuredWallSeconds > 0 ? p.MeasuredCpuSeconds / p.MeasuredWallSeconds * 100 : 0, (long)p.PeakRssBytes)
                 {
                     Jit = new JitActivity(p.MeasuredJitMethods, TimeSpan.FromSeconds(p.MeasuredJitSeconds)),
+                    ScenariosBefore = ScenariosBefore,
                 };
             }
         }
@@ -150,7 +161,6 @@ public sealed class AgentSession : SubscriberHandle
                 break;
             case ReportKind.Final:
                 _final.TrySetResult();
-                _commands.Writer.TryComplete();
                 break;
             case ReportKind.Failed:
                 _fail($"{Name} failed: {report.Error}", true);
@@ -177,17 +187,17 @@ public sealed class AgentSession : SubscriberHandle
         Volatile.Write(ref _lastHeardNs, MonotonicClock.NowNs());
         // Publishers start right after this: the rate's first interval runs from here to the first progress report.
         ObserveReceived(Counters.Received, MonotonicClock.NowNs());
-        _commands.Writer.TryWrite(new AgentCommand { Warmup = new BeginWarmup() });
+        Connection?.Send(new AgentCommand { Warmup = new BeginWarmup() });
     }
 
     public override void StartMeasurement(long fromNs) =>
-        _commands.Writer.TryWrite(new AgentCommand { Start = new StartMeasurement { MeasureFromMonotonicNs = fromNs } });
+        Connection?.Send(new AgentCommand { Start = new StartMeasurement { MeasureFromMonotonicNs = fromNs } });
 
     public override (TimeSpan Jit, long ReportedAtNs)? JitTime
     {
         get
         {
-            lock (_commands)
+            lock (_gate)
             {
                 return _jitTime;
             }
@@ -196,7 +206,7 @@ public sealed class AgentSession : SubscriberHandle
 
     public override async Task FinishAsync(TimeSpan drainTimeout, CancellationToken cancellationToken)
     {
-        _commands.Writer.TryWrite(new AgentCommand
+        Connection?.Send(new AgentCommand
         {
             Stop = new StopRun { DrainTimeout = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(drainTimeout) },
         });
@@ -207,35 +217,13 @@ public sealed class AgentSession : SubscriberHandle
         }
     }
 
+    /// <summary>Ends the agent: a finished one gets a few seconds to exit after its stream closes, any other 200 ms.</summary>
     public override async ValueTask DisposeAsync()
     {
-        _commands.Writer.TryComplete();
-        if (AgentProcess is not { } process)
+        if (Connection is { } connection && ReferenceEquals(connection.Session, this))
         {
-            return;
-        }
-
-        try
-        {
-            using var grace = new CancellationTokenSource(Finished ? TimeSpan.FromSeconds(3) : TimeSpan.FromMilliseconds(200));
-            await process.WaitForExitAsync(grace.Token).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException)
-        {
-            _logger.LogWarning("{Agent} did not exit; killing it", Name);
-            try
-            {
-                process.Kill(entireProcessTree: true);
-                await process.WaitForExitAsync(CancellationToken.None).ConfigureAwait(false);
-            }
-            catch (InvalidOperationException)
-            {
-                // Exited between the check and the kill.
-            }
-        }
-        finally
-        {
-            process.Dispose();
+            await connection.StopAsync(Finished ? TimeSpan.FromSeconds(3) : TimeSpan.FromMilliseconds(200),
+                message => _logger.LogWarning("{Message}", message)).ConfigureAwait(false);
         }
     }
 

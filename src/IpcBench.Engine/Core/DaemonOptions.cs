@@ -122,6 +122,16 @@ public sealed class DaemonOptions
     [Range(0, 3600)]
     public int SoakResourceWarmupSeconds { get; set; } = 60;
 
+    /// <summary>
+    /// How long an agent whose scenario ended well waits, idle, for the next scenario to need one (any transport): a warm
+    /// agent skips its process start and most of its code generation, which a fresh one spends seconds of warmup on
+    /// (docs/how-it-measures.md, "Warm agents"). The daemon hands it on only when /proc shows the scenario left nothing in
+    /// it (receiving threads, descriptors, shared memory), and never for lock_memory. 0: every scenario starts fresh
+    /// agents, as `run --fresh-agents` asks.
+    /// </summary>
+    [Range(0, 3600)]
+    public int WarmAgentIdleSeconds { get; set; } = 15;
+
     /// <summary>How long agents get to start, connect and report ready.</summary>
     [Range(1, 600)]
     public int AgentStartTimeoutSeconds { get; set; } = 30;

@@ -98,6 +98,12 @@ public sealed record ProcessUsage(string Role, int Index, int Pid, double CpuSec
 
     /// <summary>Methods the JIT compiled in this process during the measured window and the time it took; null in results stored before it was recorded.</summary>
     public JitActivity? Jit { get; init; }
+
+    /// <summary>
+    /// For an agent, how many scenarios its process served before this one: 0 started for it, more a warm agent
+    /// (<see cref="Agents.AgentPool"/>); null for the daemon and in results stored before agents were reused.
+    /// </summary>
+    public int? ScenariosBefore { get; init; }
 }
 
 /// <summary>The machine a scenario ran on; the core-to-core figure is null when the probe could not run.</summary>

@@ -13,6 +13,7 @@ public sealed class ScenarioManager(
     RuntimeDirectory runtime,
     AgentLauncher launcher,
     AgentDirectory agents,
+    AgentPool pool,
     AdmissionControl admission,
     IScenarioRecorder recorder,
     ILoggerFactory loggers,
@@ -20,7 +21,7 @@ public sealed class ScenarioManager(
 {
     private readonly ConcurrentDictionary<string, ScenarioEntry> _scenarios = new();
     private readonly ConcurrentQueue<string> _order = new();
-    private readonly ScenarioServices _services = new(options.Value, runtime, launcher, agents, recorder, loggers.CreateLogger("IpcBench.Scenario"))
+    private readonly ScenarioServices _services = new(options.Value, runtime, launcher, agents, pool, recorder, loggers.CreateLogger("IpcBench.Scenario"))
     {
         Probes = probes ?? NoProbeHistory.Instance,
     };
@@ -34,6 +35,9 @@ public sealed class ScenarioManager(
     public long StartedCount => Interlocked.Read(ref _started);
 
     public bool IsShuttingDown => _shuttingDown;
+
+    /// <summary>Agent processes kept warm between scenarios, idle now.</summary>
+    public int IdleAgents => pool.IdleCount;
 
     /// <summary>Starts a scenario of a spec the control plane has validated (SpecValidator).</summary>
     /// <param name="suiteId">The suite this scenario is a cell of: it runs in that suite's slot.</param>
@@ -173,15 +177,16 @@ public sealed class ScenarioManager(
         }
 
         var running = _scenarios.Values.Select(s => s.Live).OfType<ScenarioRun>().Where(r => !r.Completion.IsCompleted).ToList();
-        if (running.Count == 0)
+        if (running.Count > 0)
         {
-            return;
+            _services.Logger.LogInformation("Shutting down: stopping {Count} running scenarios", running.Count);
+            running.ForEach(s => s.RequestStop());
+            var all = Task.WhenAll(running.Select(s => s.Completion));
+            await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(4), cancellationToken)).ConfigureAwait(false);
         }
 
-        _services.Logger.LogInformation("Shutting down: stopping {Count} running scenarios", running.Count);
-        running.ForEach(s => s.RequestStop());
-        var all = Task.WhenAll(running.Select(s => s.Completion));
-        await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(4), cancellationToken)).ConfigureAwait(false);
+        // While the gRPC server still runs: warm agents read the end of their streams and exit on their own.
+        await pool.CloseAllAsync().ConfigureAwait(false);
     }
 
     public Task StopAsync(CancellationToken cancellationToken) => Task.CompletedTask;

@@ -9,6 +9,7 @@ public sealed record ScenarioServices(
     RuntimeDirectory Runtime,
     AgentLauncher Launcher,
     AgentDirectory Agents,
+    AgentPool Pool,
     IScenarioRecorder Recorder,
     ILogger Logger)
 {

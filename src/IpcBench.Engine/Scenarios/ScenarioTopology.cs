@@ -73,7 +73,16 @@ internal sealed class ScenarioTopology(
                 var session = new AgentSession(scenarioId, s, setup, (message, isCause) => failures.Fail(isCause ? 3 : 2, message), services.Logger);
                 _subscribers.Add(session);
                 services.Agents.Add(session);
-                services.Launcher.Launch(session);
+                // lock_memory: a fresh agent locks its memory for the rest of its life, so it neither takes a warm one nor is kept.
+                if (!spec.Placement.LockMemory && services.Pool.TryTake() is { } warm)
+                {
+                    session.ScenariosBefore = warm.ScenariosServed;
+                    warm.Assign(session);
+                }
+                else
+                {
+                    services.Launcher.Launch(session);
+                }
             }
             else
             {
@@ -315,13 +324,21 @@ internal sealed class ScenarioTopology(
     {
         DisposeEndpoints();
 
+        // Agents that reported their result in a scenario that ended well may serve the next one (AgentPool checks them).
+        bool endedWell = !failures.First.IsCompleted;
         await Task.WhenAll(_subscribers.Select(async s =>
         {
-            await s.DisposeAsync().ConfigureAwait(false);
             if (s is AgentSession session)
             {
                 services.Agents.Remove(session);
+                if (endedWell && session.Finished && !spec.Placement.LockMemory && session.Connection is { } connection
+                    && await services.Pool.TryKeepAsync(connection).ConfigureAwait(false))
+                {
+                    return;
+                }
             }
+
+            await s.DisposeAsync().ConfigureAwait(false);
         })).ConfigureAwait(false);
 
         foreach (var thread in _publisherThreads)

@@ -45,6 +45,7 @@ public sealed class DaemonMetrics
     private readonly Gauge _storeAvailable;
     private readonly Gauge _running;
     private readonly Counter _started;
+    private readonly Gauge _idleAgents;
     private readonly SuiteManager? _suites;
     private readonly Gauge _suitesActive;
     private readonly Gauge _suiteScenariosDone;
@@ -90,6 +91,8 @@ public sealed class DaemonMetrics
             "1 when the scenario database (IpcBench:DatabasePath) is open, 0 when it could not be opened.");
         _running = metrics.CreateGauge("ipcbench_scenarios_running", "Scenarios of this daemon that have not finished.");
         _started = metrics.CreateCounter("ipcbench_scenarios_started_total", "Scenarios this daemon has started.");
+        _idleAgents = metrics.CreateGauge("ipcbench_agents_idle",
+            "Agent processes kept warm between scenarios, idle now (IpcBench:WarmAgentIdleSeconds).");
         // Suite progress without ids (bounded): what a dashboard row shows while a suite runs.
         _suitesActive = metrics.CreateGauge("ipcbench_suite_active", "Suites of this daemon that have not finished (running, or waiting for their admission slot).");
         _suiteScenariosDone = metrics.CreateGauge("ipcbench_suite_scenarios_done", "Scenarios finished of the oldest unfinished suite; 0 when none runs.");
@@ -173,6 +176,7 @@ public sealed class DaemonMetrics
         var exported = ExportedScenarios();
         _running.Set(exported.Count(s => !s.IsCompleted));
         _started.IncTo(_scenarios.StartedCount);
+        _idleAgents.Set(_scenarios.IdleAgents);
         foreach (var held in exported)
         {
             if (_series.TryGetValue(held.Id, out var series) && series.IsFinal)

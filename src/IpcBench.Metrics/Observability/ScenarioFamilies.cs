@@ -64,6 +64,8 @@ internal sealed class ScenarioFamilies
         AgentGcCollections = metrics.CreateCounter("ipcbench_agent_gc_collections_total",
             "Garbage collections of an agent process since it started, by generation.", [.. Subscriber, "generation"]);
         AgentGcHeap = metrics.CreateGauge("ipcbench_agent_gc_heap_bytes", "GC heap size of an agent process after its last collection.", Subscriber);
+        AgentGcLive = metrics.CreateGauge("ipcbench_agent_gc_live_bytes",
+            "Live managed heap of an agent process: after its latest full collection (one ends every scenario), less fragmentation.", Subscriber);
         AgentGcAllocated = metrics.CreateCounter("ipcbench_agent_gc_allocated_bytes_total", "Bytes an agent process has allocated since it started.", Subscriber);
         AgentGcPause = metrics.CreateCounter("ipcbench_agent_gc_pause_seconds_total", "Time an agent process spent paused for garbage collection.", Subscriber);
 
@@ -128,6 +130,8 @@ internal sealed class ScenarioFamilies
     public Counter AgentGcCollections { get; }
 
     public Gauge AgentGcHeap { get; }
+
+    public Gauge AgentGcLive { get; }
 
     public Gauge SoakVerdict { get; }
 

@@ -196,6 +196,7 @@ internal sealed class ScenarioSeries
         Agent(_families.AgentResident).Set(p.RssBytes);
         Agent(_families.AgentPeakResident).Set(p.PeakRssBytes);
         Agent(_families.AgentGcHeap).Set(p.GcHeapBytes);
+        Agent(_families.AgentGcLive).Set(p.GcLiveBytes);
         Agent(_families.AgentGcAllocated).IncTo(p.GcAllocatedBytes);
         Agent(_families.AgentGcPause).IncTo(p.GcPauseSeconds);
         foreach (var (generation, count) in (ReadOnlySpan<(string, long)>)[("0", p.GcGen0Collections), ("1", p.GcGen1Collections), ("2", p.GcGen2Collections)])

@@ -273,12 +273,18 @@ public static class ScenarioProtos
             stats.JitTime = Duration.FromTimeSpan(jit.Time);
         }
 
+        if (p.ScenariosBefore is { } before)
+        {
+            stats.ScenariosBefore = before;
+        }
+
         return stats;
     }
 
     public static ProcessUsage FromProto(ProcessStats p) => new(p.Role, p.Index, p.Pid, p.CpuSeconds, p.CpuPercent, (long)p.PeakRssBytes)
     {
         Jit = p.HasJitCompiledMethods ? new JitActivity(p.JitCompiledMethods, p.JitTime?.ToTimeSpan() ?? TimeSpan.Zero) : null,
+        ScenariosBefore = p.HasScenariosBefore ? p.ScenariosBefore : null,
     };
 
     public static EnvironmentInfo ToProto(RunEnvironment e)

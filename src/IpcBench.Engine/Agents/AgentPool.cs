@@ -1,0 +1,269 @@
+using System.Globalization;
+using IpcBench.Daemon.Core;
+using IpcBench.Workload;
+using Microsoft.Extensions.Options;
+
+namespace IpcBench.Daemon.Agents;
+
+/// <summary>What /proc shows of an idle agent: what a scenario could leave behind in it.</summary>
+/// <param name="SharedMappings">
+/// Shared mappings (a transport's segments: shm-ring's ring, iceoryx2's data segments) other than code: assemblies,
+/// native libraries and the runtime's double-mapped JIT code (memfd:doublemapper), which grows with every method compiled.
+/// </param>
+/// <param name="Descriptors">Open descriptors other than loaded assemblies and native libraries.</param>
+/// <param name="LiveHeapBytes">The managed heap after the full collection the agent makes before its final report.</param>
+internal readonly record struct IdleReading(int Descriptors, int SharedMappings, int ReceivingThreads, long LiveHeapBytes)
+{
+    private const string RuntimeCode = "/memfd:doublemapper";
+
+    /// <summary>
+    /// How far the live heap may exceed the agent's earlier readings: shared array pools keep what larger payloads rented
+    /// (a 512 KB scenario after 8 B ones), which a leak of every scenario outgrows within a few scenarios.
+    /// </summary>
+    public const long HeapSlackBytes = 4 << 20;
+
+    public static IdleReading? Of(int pid, long liveHeapBytes)
+    {
+        string proc = $"/proc/{pid.ToString(CultureInfo.InvariantCulture)}";
+        int descriptors = 0, receiving = 0, shared = 0;
+        try
+        {
+            // Assemblies and native libraries stay open once loaded (a transport's first scenario loads its own): what
+            // counts is the rest, the sockets, pipes, event and shared-memory descriptors a scenario opens.
+            foreach (var fd in Directory.EnumerateFileSystemEntries($"{proc}/fd"))
+            {
+                string? target = new FileInfo(fd).LinkTarget;
+                if (target is null || !IsCode(target))
+                {
+                    descriptors++;
+                }
+            }
+
+            // Receiving threads are named subN-rxM (SubscriberHost); the kernel keeps the first 15 characters.
+            foreach (var task in Directory.EnumerateDirectories($"{proc}/task"))
+            {
+                string name = File.ReadAllText(Path.Combine(task, "comm")).Trim();
+                if (name.StartsWith("sub", StringComparison.Ordinal) && name.Contains("-rx", StringComparison.Ordinal))
+                {
+                    receiving++;
+                }
+            }
+
+            // "address perms offset dev inode path": perms rw-s is a shared mapping.
+            foreach (var line in File.ReadLines($"{proc}/maps"))
+            {
+                var fields = line.Split(' ', 6, StringSplitOptions.RemoveEmptyEntries);
+                if (fields.Length >= 2 && fields[1].Length == 4 && fields[1][3] == 's'
+                    && !(fields.Length == 6 && (fields[5].StartsWith(RuntimeCode, StringComparison.Ordinal) || IsCode(fields[5]))))
+                {
+                    shared++;
+                }
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return null;
+        }
+
+        return new IdleReading(descriptors, shared, receiving, liveHeapBytes);
+    }
+
+    /// <summary>An assembly or a native library: loaded once, kept open and mapped for the process's life.</summary>
+    private static bool IsCode(string path) => path.EndsWith(".dll", StringComparison.Ordinal) || path.Contains(".so", StringComparison.Ordinal);
+
+    public static IdleReading Max(IdleReading a, IdleReading b) =>
+        new(Math.Max(a.Descriptors, b.Descriptors), Math.Max(a.SharedMappings, b.SharedMappings), 0, Math.Max(a.LiveHeapBytes, b.LiveHeapBytes));
+
+    /// <summary>Why this reading shows something left behind against <paramref name="baseline"/>; null when it does not.</summary>
+    public string? LeftOver(IdleReading baseline) =>
+        ReceivingThreads > 0 ? $"{ReceivingThreads} receiving thread(s) still running"
+        : Descriptors > baseline.Descriptors ? $"{Descriptors} open descriptors against {baseline.Descriptors} after its earlier scenarios"
+        : SharedMappings > baseline.SharedMappings ? $"{SharedMappings} shared mappings against {baseline.SharedMappings} after its earlier scenarios"
+        : LiveHeapBytes > baseline.LiveHeapBytes + HeapSlackBytes
+            ? $"a live heap of {LiveHeapBytes / 1048576.0:0.0} MiB against {baseline.LiveHeapBytes / 1048576.0:0.0} MiB after its earlier scenarios"
+        : null;
+}
+
+/// <summary>
+/// Agents kept warm between scenarios (<see cref="DaemonOptions.WarmAgentIdleSeconds"/>): a scenario that ended well
+/// hands its agents here, and the next scenario to need agents takes them before starting new ones. An agent is kept
+/// only when /proc shows its scenario left nothing in it; it is closed after the idle time, or when the daemon stops.
+/// </summary>
+public sealed class AgentPool : IAsyncDisposable
+{
+    private static readonly TimeSpan ExitGrace = TimeSpan.FromSeconds(3);
+    private static readonly TimeSpan LeftOverInterval = TimeSpan.FromMilliseconds(100);
+    private const int LeftOverReadings = 5;
+
+    private readonly object _gate = new();
+    private readonly List<AgentConnection> _idle = [];
+    private readonly long _idleNs;
+    private readonly ILogger<AgentPool> _logger;
+    private readonly Timer? _sweep;
+    private bool _closed;
+
+    public AgentPool(IOptions<DaemonOptions> options, ILogger<AgentPool> logger)
+    {
+        _logger = logger;
+        _idleNs = options.Value.WarmAgentIdleSeconds * 1_000_000_000L;
+        if (_idleNs > 0)
+        {
+            _sweep = new Timer(_ => CloseExpired(), null, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(1));
+        }
+    }
+
+    public bool Enabled => _idleNs > 0;
+
+    /// <summary>Agents idle now.</summary>
+    public int IdleCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _idle.Count;
+            }
+        }
+    }
+
+    /// <summary>A live idle agent, no longer in the pool; null when there is none.</summary>
+    public AgentConnection? TryTake()
+    {
+        lock (_gate)
+        {
+            for (int i = _idle.Count - 1; i >= 0; i--)
+            {
+                var connection = _idle[i];
+                _idle.RemoveAt(i);
+                if (!connection.Exited.IsCompleted)
+                {
+                    return connection;
+                }
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>
+    /// Keeps the agent of a scenario that ended well, when /proc shows nothing of the scenario left in it; false (and the
+    /// caller ends the agent) otherwise.
+    /// </summary>
+    public async Task<bool> TryKeepAsync(AgentConnection connection)
+    {
+        if (!Enabled)
+        {
+            return false;
+        }
+
+        // A transport's first scenario in this agent may leave what the transport keeps for the process's life (zeromq's
+        // context, its threads and their sockets); any later one must leave nothing: a per-scenario leak shows the
+        // second time. Some libraries close asynchronously (NetMQ's reaper thread): a few readings before judging.
+        var session = connection.Session;
+        string transport = session?.Setup.Transport ?? string.Empty;
+        bool servedBefore = connection.TransportsServed.Contains(transport);
+        IdleReading? reading = null;
+        string? leftOver = null;
+        for (int attempt = 0; attempt < LeftOverReadings; attempt++)
+        {
+            if (attempt > 0)
+            {
+                await Task.Delay(LeftOverInterval).ConfigureAwait(false);
+            }
+
+            reading = connection.Exited.IsCompleted ? null : IdleReading.Of(connection.Pid, (long)(session?.LatestProcessSample?.GcLiveBytes ?? 0));
+            leftOver = reading is { } now && servedBefore && connection.Baseline is { } baseline ? now.LeftOver(baseline) : null;
+            if (reading is null || leftOver is null)
+            {
+                break;
+            }
+        }
+
+        if (reading is not { } idle)
+        {
+            return false;
+        }
+
+        if (leftOver is not null)
+        {
+            _logger.LogWarning("Not reusing agent pid {Pid} after {Scenarios} scenario(s), the last on {Transport}: {LeftOver}",
+                connection.Pid, connection.ScenariosServed + 1, transport, leftOver);
+            return false;
+        }
+
+        if (connection.TransportsServed.Add(transport))
+        {
+            connection.Baseline = connection.Baseline is { } before ? IdleReading.Max(before, idle) : idle;
+        }
+
+        _logger.LogInformation("Keeping agent pid {Pid} warm after {Scenarios} scenario(s): {Descriptors} descriptors, {SharedMappings} shared mappings, live heap {LiveHeapMiB:0.00} MiB",
+            connection.Pid, connection.ScenariosServed + 1, idle.Descriptors, idle.SharedMappings, idle.LiveHeapBytes / 1048576.0);
+
+        lock (_gate)
+        {
+            if (_closed)
+            {
+                return false;
+            }
+
+            connection.Release();
+            connection.IdleSinceNs = MonotonicClock.NowNs();
+            _idle.Add(connection);
+        }
+
+        // An idle agent that dies (killed, or its daemon's watchdog) leaves the pool by itself.
+        _ = connection.Exited.ContinueWith(_ => Remove(connection), TaskScheduler.Default);
+        return true;
+    }
+
+    /// <summary>Ends every idle agent and keeps no more: the daemon is stopping.</summary>
+    public async Task CloseAllAsync()
+    {
+        List<AgentConnection> idle;
+        lock (_gate)
+        {
+            _closed = true;
+            idle = [.. _idle];
+            _idle.Clear();
+        }
+
+        await Task.WhenAll(idle.Select(Stop)).ConfigureAwait(false);
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (_sweep is not null)
+        {
+            await _sweep.DisposeAsync().ConfigureAwait(false);
+        }
+
+        await CloseAllAsync().ConfigureAwait(false);
+    }
+
+    private void CloseExpired()
+    {
+        long now = MonotonicClock.NowNs();
+        List<AgentConnection> expired;
+        lock (_gate)
+        {
+            expired = _idle.FindAll(c => now - c.IdleSinceNs >= _idleNs);
+            _idle.RemoveAll(expired.Contains);
+        }
+
+        foreach (var connection in expired)
+        {
+            _ = Stop(connection);
+        }
+    }
+
+    private void Remove(AgentConnection connection)
+    {
+        lock (_gate)
+        {
+            _idle.Remove(connection);
+        }
+    }
+
+    private Task Stop(AgentConnection connection) =>
+        connection.StopAsync(ExitGrace, message => _logger.LogWarning("{Message}", message));
+}
