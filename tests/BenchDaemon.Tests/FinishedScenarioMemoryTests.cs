@@ -35,7 +35,7 @@ public sealed class FinishedScenarioMemoryTests : IDisposable
         using var runtime = new RuntimeDirectory(options, transports, NullLogger<RuntimeDirectory>.Instance);
         var manager = new ScenarioManager(
             options, runtime, new AgentLauncher(options, runtime, new Microsoft.Extensions.Configuration.ConfigurationBuilder().Build(), NullLogger<AgentLauncher>.Instance), new AgentDirectory(),
-            new AdmissionControl(options, runtime), new NoRecorder(), NullLoggerFactory.Instance);
+            new AgentPool(options, NullLogger<AgentPool>.Instance), new AdmissionControl(options, runtime), new NoRecorder(), NullLoggerFactory.Instance);
         var validator = new SpecValidator(transports, options);
 
         var (id, run) = await RunToTheEndAsync(manager, validator);

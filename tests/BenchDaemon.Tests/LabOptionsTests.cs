@@ -56,6 +56,9 @@ public sealed class LabOptionsTests : IDisposable
         Assert.StartsWith("--baseline: not with --daemons", baseline, StringComparison.Ordinal);
         Assert.StartsWith("--latency-sample-every: not with --daemons", Assert.Single(Errors("run", "--daemons", "127.0.0.1:5051", "--latency-sample-every", "4")),
             StringComparison.Ordinal);
+        var fresh = Assert.Single(Errors("run", "--daemons", "127.0.0.1:5051", "--fresh-agents"));
+        Assert.StartsWith("--fresh-agents: not with --daemons", fresh, StringComparison.Ordinal);
+        Assert.Contains("--IpcBench:WarmAgentIdleSeconds=0", fresh, StringComparison.Ordinal);
     }
 
     [Fact]

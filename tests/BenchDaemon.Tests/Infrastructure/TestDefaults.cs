@@ -30,9 +30,15 @@ internal static class TestDefaults
     /// <see cref="CodeFinalAtFirstCall"/>; CodeSettlingScenarioTests run the daemon as it ships, with
     /// <see cref="ShippedCodeGeneration"/>.
     /// </summary>
+    /// <remarks>
+    /// Every scenario also starts fresh agents (IpcBench:WarmAgentIdleSeconds=0): these tests count, kill, stop and look
+    /// for the agents of the scenario they run, and a warm agent of an earlier test would be among them. WarmAgentTests
+    /// run the daemon as it ships in that respect.
+    /// </remarks>
     [ModuleInitializer]
     internal static void Apply()
     {
+        Environment.SetEnvironmentVariable("IpcBench__WarmAgentIdleSeconds", "0");
         Environment.SetEnvironmentVariable("IpcBench__CodeSettleTimeoutSeconds", "0");
         Environment.SetEnvironmentVariable("DOTNET_TieredPGO", "0");
     }
