@@ -6,7 +6,8 @@
 #
 # Usage: bench/code-generation-start.sh [SETTING...]     a SETTING is space-separated VAR=value pairs, quoted
 #   default settings: "DOTNET_TieredCompilation=0" "DOTNET_TieredPGO=0" "" (the runtime's default), each with
-#   IpcBench__CodeSettleTimeoutSeconds=0 (no settling wait) unless the setting names it.
+#   IpcBench__CodeSettleTimeoutSeconds=0 (no settling wait) unless the setting names it. A word daemon=PATH in a
+#   setting runs that BenchDaemon instead of the build's (e.g. a ReadyToRun publish: bench/ready-to-run-start.sh).
 # Knobs: ROUNDS=3, GRPCURL. Needs: a Release build of src/BenchDaemon, grpcurl, jq, python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,10 +31,15 @@ now() { date +%s.%N; }
 one() {
   local setting=$1 port=$((20000 + RANDOM % 20000)) run="$dir/$RANDOM" t0 t1 t2 id state
   mkdir -p "$run"
-  local env=(IpcBench__CodeSettleTimeoutSeconds=0)
-  [[ -n $setting ]] && read -r -a more <<<"$setting" && env+=("${more[@]}")
+  local env=(IpcBench__CodeSettleTimeoutSeconds=0) bin=$daemon word
+  if [[ -n $setting ]]; then
+    read -r -a more <<<"$setting"
+    for word in "${more[@]}"; do
+      if [[ $word == daemon=* ]]; then bin=${word#daemon=}; else env+=("$word"); fi
+    done
+  fi
   t0=$(now)
-  env "${env[@]}" "$daemon" serve --listen "127.0.0.1:$port" "--IpcBench:RuntimeDirectory=$run" \
+  env "${env[@]}" "$bin" serve --listen "127.0.0.1:$port" "--IpcBench:RuntimeDirectory=$run" \
     "--IpcBench:MetricsAddress=127.0.0.1:$((port + 1))" "--IpcBench:DatabasePath=$run/db" >"$run/log" 2>&1 &
   pid=$!
   until "$GRPCURL" -plaintext "127.0.0.1:$port" grpc.health.v1.Health/Check >/dev/null 2>&1; do sleep 0.02; done
