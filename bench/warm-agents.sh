@@ -60,4 +60,23 @@ for setting, runs in rows.items():
         print(f"| {setting} | {i} | {n} | {wall:.0f} | {wall / n:.2f} | {wmed:.2f} | {wsum:.0f} | {warm} of {agents} | {probe:.0f} |")
 for setting, runs in rows.items():
     print(f"{setting}: wall per scenario, median of {len(runs)}: {statistics.median(w / n for n, w, *_ in runs):.2f} s")
+
+# Do warm agents measure the same? Each cell's msg/s warm / fresh, round by round (the two runs of a round are minutes
+# apart, so a placement move between them shows as a ratio far from 1 in every cell of that round). channels runs in
+# the daemon, with no agents at all: its rows are the control, what the machine alone moved between the two runs.
+cells = {}
+for setting in ("warm", "fresh"):
+    for r in range(1, rounds + 1):
+        d = os.path.join(out, f"{setting}-{r}")
+        for s in json.load(open(os.path.join(d, "results.json")))["scenarios"]:
+            spec = s["scenario"]["spec"]
+            key = (spec["transport"], int(spec.get("payload_bytes", 0)))
+            cells.setdefault(key, {}).setdefault(setting, {})[r] = float(s["scenario"]["stats"].get("messages_per_second", 0))
+print()
+print("| cell | warm / fresh msg/s, by round | median |")
+print("|---|---|---:|")
+for (transport, payload), by in sorted(cells.items()):
+    ratios = [by["warm"][r] / by["fresh"][r] for r in range(1, rounds + 1) if by.get("fresh", {}).get(r) and by.get("warm", {}).get(r)]
+    if ratios:
+        print(f"| {transport} {payload} B | {', '.join(f'{x:.2f}' for x in ratios)} | {statistics.median(ratios):.2f} |")
 EOF
