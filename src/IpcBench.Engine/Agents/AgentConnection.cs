@@ -59,6 +59,7 @@ public sealed class AgentConnection
         Volatile.Write(ref _session, session);
         session.Connection = this;
         session.Pid = Pid;
+        session.ScenariosBefore = ScenariosServed;
         Send(new AgentCommand { Assignment = session.AssignmentFor(reassigned: true) });
     }
 

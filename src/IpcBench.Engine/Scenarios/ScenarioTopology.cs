@@ -76,7 +76,6 @@ internal sealed class ScenarioTopology(
                 // lock_memory: a fresh agent locks its memory for the rest of its life, so it neither takes a warm one nor is kept.
                 if (!spec.Placement.LockMemory && services.Pool.TryTake() is { } warm)
                 {
-                    session.ScenariosBefore = warm.ScenariosServed;
                     warm.Assign(session);
                 }
                 else
