@@ -35,14 +35,8 @@ public sealed class AgentConnection
     /// <summary>Completes with the exit code once the process has exited (and been reaped).</summary>
     public Task<int> Exited => _exited.Task;
 
-    /// <summary>
-    /// The most the pool read of it idle after the first scenario of each transport it served: idle readings after a
-    /// later scenario of a transport it served before must not exceed it.
-    /// </summary>
-    internal IdleReading? Baseline { get; set; }
-
-    /// <summary>The transports it served a scenario of.</summary>
-    internal HashSet<string> TransportsServed { get; } = new(StringComparer.Ordinal);
+    /// <summary>What it may hold idle, from the scenarios it served (the pool's check between scenarios).</summary>
+    internal IdleBaseline Baseline { get; } = new();
 
     internal long IdleSinceNs { get; set; }
 

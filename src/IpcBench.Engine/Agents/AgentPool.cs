@@ -76,12 +76,11 @@ public sealed class AgentPool : IAsyncDisposable
             return false;
         }
 
-        // A transport's first scenario in this agent may leave what the transport keeps for the process's life (zeromq's
-        // context, its threads and their sockets); any later one must leave nothing: a per-scenario leak shows the
-        // second time. Some libraries close asynchronously (NetMQ's reaper thread): a few readings before judging.
+        // What the agent may hold idle is IdleBaseline's rule. Some libraries close asynchronously (NetMQ's reaper
+        // thread): a few readings before judging.
         var session = connection.Session;
         string transport = session?.Setup.Transport ?? string.Empty;
-        bool servedBefore = connection.TransportsServed.Contains(transport);
+        int payload = session?.Setup.PayloadBytes ?? 0;
         IdleReading? reading = null;
         string? leftOver = null;
         for (int attempt = 0; attempt < LeftOverReadings; attempt++)
@@ -92,7 +91,7 @@ public sealed class AgentPool : IAsyncDisposable
             }
 
             reading = connection.Exited.IsCompleted ? null : IdleReading.Of(connection.Pid, (long)(session?.LatestProcessSample?.GcLiveBytes ?? 0));
-            leftOver = reading is { } now && servedBefore && connection.Baseline is { } baseline ? now.LeftOver(baseline) : null;
+            leftOver = reading is { } now ? connection.Baseline.LeftOver(now, transport, payload) : null;
             if (reading is null || leftOver is null)
             {
                 break;
@@ -111,10 +110,7 @@ public sealed class AgentPool : IAsyncDisposable
             return false;
         }
 
-        if (connection.TransportsServed.Add(transport))
-        {
-            connection.Baseline = connection.Baseline is { } before ? IdleReading.Max(before, idle) : idle;
-        }
+        connection.Baseline.Accept(idle, transport, payload);
 
         _logger.LogInformation("Keeping agent pid {Pid} warm after {Scenarios} scenario(s): {Descriptors} descriptors, {SharedMappings} shared mappings, live heap {LiveHeapMiB:0.00} MiB",
             connection.Pid, connection.ScenariosServed + 1, idle.Descriptors, idle.SharedMappings, idle.LiveHeapBytes / 1048576.0);

@@ -15,8 +15,8 @@ internal readonly record struct IdleReading(int Descriptors, int SharedMappings,
     private const string RuntimeCode = "/memfd:doublemapper";
 
     /// <summary>
-    /// How far the live heap may exceed the agent's earlier readings: shared array pools keep what larger payloads rented
-    /// (a 512 KB scenario after 8 B ones), which a leak of every scenario outgrows within a few scenarios.
+    /// How far the live heap may exceed the agent's earlier readings: what a collection leaves of a scenario's own
+    /// allocations varies by a few MiB, which a leak of every scenario outgrows within a few scenarios.
     /// </summary>
     public const long HeapSlackBytes = 4 << 20;
 
@@ -73,11 +73,11 @@ internal readonly record struct IdleReading(int Descriptors, int SharedMappings,
         new(Math.Max(a.Descriptors, b.Descriptors), Math.Max(a.SharedMappings, b.SharedMappings), 0, Math.Max(a.LiveHeapBytes, b.LiveHeapBytes));
 
     /// <summary>Why this reading shows something left behind against <paramref name="baseline"/>; null when it does not.</summary>
-    public string? LeftOver(IdleReading baseline) =>
+    public string? LeftOver(IdleReading baseline, bool compareHeap) =>
         ReceivingThreads > 0 ? $"{ReceivingThreads} receiving thread(s) still running"
         : Descriptors > baseline.Descriptors ? $"{Descriptors} open descriptors against {baseline.Descriptors} after its earlier scenarios"
         : SharedMappings > baseline.SharedMappings ? $"{SharedMappings} shared mappings against {baseline.SharedMappings} after its earlier scenarios"
-        : LiveHeapBytes > baseline.LiveHeapBytes + HeapSlackBytes
+        : compareHeap && LiveHeapBytes > baseline.LiveHeapBytes + HeapSlackBytes
             ? $"a live heap of {LiveHeapBytes / 1048576.0:0.0} MiB against {baseline.LiveHeapBytes / 1048576.0:0.0} MiB after its earlier scenarios"
         : null;
 }
