@@ -2,7 +2,8 @@
 # Does a short run measure the same as a long one? For each build given, alternates a SHORT-second and a LONG-second run
 # of one cell (each build's short and long back to back, builds in turn, the order flipping every round), then prints
 # per build the median msg/s of each length and the median of the per-round short/long ratios, per placement (each
-# run's core-to-core probe before and after it: "near" up to NEAR_NS, "far" above, "moved" when they differ). A short
+# run's core-to-core probe before and after it, in the placement classes the daemon learned from its probe history, or
+# without them "near" up to NEAR_NS and "far" above; "moved" when they differ). A short
 # run that charges warm-up work (JIT tier-up, connection set-up) to its window reads low against a long one.
 #
 # Usage: bench/short-vs-long.sh CHECKOUT [CHECKOUT...] [-- run arguments...]
@@ -41,12 +42,10 @@ run_one() { # build index, length label, seconds, round
   [[ -f $dir/results.json ]] || return 0
   PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=bench python3 - "$dir/results.json" "$b" "$label" "$round" "$NEAR_NS" >>"$tsv" <<'PY'
 import json, sys
-from placement import placement
 for record in json.load(open(sys.argv[1]))["scenarios"]:
-    s = record["scenario"]; st = s.get("stats", {})
-    where, probe = placement(s.get("environment", {}), float(sys.argv[5]))
+    s = record["scenario"]; st = s.get("stats", {}); env = s.get("environment", {})
     print("\t".join(map(str, [sys.argv[2], sys.argv[3], sys.argv[4], s["spec"]["transport"], s["spec"]["payload_bytes"],
-                              st.get("messages_per_second", 0), where, probe, st.get("warmup_run", "")])))
+                              st.get("messages_per_second", 0), json.dumps(env), st.get("warmup_run", "")])))
 PY
 }
 
@@ -59,11 +58,16 @@ for ((round = 1; round <= ROUNDS; round++)); do
   done
 done
 
-python3 - "$tsv" "$SHORT" "$LONG" "${checkouts[@]}" <<'PY'
-import statistics, sys
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=bench python3 - "$tsv" "$SHORT" "$LONG" "$NEAR_NS" "${checkouts[@]}" <<'PY'
+import json, statistics, sys
 from collections import defaultdict
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
-short, long_, builds = sys.argv[2], sys.argv[3], sys.argv[4:]
+from placement import most_learned, placement
+raw = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+short, long_, near_ns, builds = sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5:]
+# Every run placed by the classes learned from the most probes by any run (each run's own are learned from fewer).
+classes = most_learned([json.loads(r[6]).get("placement_classes", "") for r in raw])
+print(f"Placed by: {classes or f'no learned classes; near up to {near_ns:.0f} ns'}\n")
+rows = [r[:6] + list(placement(json.loads(r[6]), near_ns, classes or None)) + r[7:] for r in raw]
 runs = defaultdict(dict)
 for b, label, rnd, transport, payload, mps, where, probe, warmup in rows:
     runs[(b, transport, payload, rnd)][label] = (float(mps), where, probe, warmup)
