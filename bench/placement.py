@@ -53,14 +53,13 @@ def _class_of(probe, classes):
 
 def placement(env, near_ns, classes_text=None):
     """(class name | "near" | "far" | "moved" | "unknown", probe text): the probe before the run and, from newer builds,
-    the one after it. With the classes the daemon learned from the machine's probe history, a probe's class is the one
-    its range holds (or the nearest); without them, "near" up to near_ns and "far" above. classes_text, when given,
-    places the run by those classes instead of its own (see most_learned). A run whose two probes fall in different
-    classes was moved by the host while it ran, and its figures mix both."""
+    the one after it. With classes_text (the daemon's learned classes, e.g. most_learned over the runs compared), a
+    probe's class is the one whose range holds it (or the nearest); without, "near" up to near_ns and "far" above. A run
+    whose two probes fall in different classes was moved by the host while it ran, and its figures mix both."""
     before, after = ns(env.get("core_to_core_round_trip")), ns(env.get("core_to_core_round_trip_after"))
     if not before:
         return "unknown", ""
-    classes = learned_classes({"placement_classes": classes_text} if classes_text is not None else env)
+    classes = learned_classes({"placement_classes": classes_text}) if classes_text else None
     if classes:
         where, then = _class_of(before, classes), _class_of(after, classes) if after else None
     else:
