@@ -13,7 +13,7 @@ public static class RunCommand
     public static Command Create(IReadOnlyList<string> configurationArguments)
     {
         var options = new RunOptions();
-        var command = new Command("run", "Run a benchmark matrix once and print the results (about two and a half minutes with no options)");
+        var command = new Command("run", "Run a benchmark matrix once and print the results (about two minutes with no options)");
         foreach (var option in options.All)
         {
             command.Options.Add(option);
