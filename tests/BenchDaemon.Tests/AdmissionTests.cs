@@ -24,6 +24,14 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
     private const long Budget = 3L << 20;
 
     private readonly DaemonProcess _daemon = limited.Daemon;
+
+    /// <summary>
+    /// A scenario that holds a slot until stopped. Paced and blocking: admission is the point, not throughput, and four
+    /// closed-loop uds scenarios spinning on two CPUs made every poll of these tests slow (11 s for one of them).
+    /// </summary>
+    private static ScenarioSpec Holding(string transport = "uds", int subscribers = 1, int payloadBytes = 64) =>
+        Specs.Stream(transport, publishers: 1, subscribers: subscribers, duration: null, payloadBytes: payloadBytes)
+            .With(s => { s.RatePerPublisher = 1000; s.WaitStrategy = WaitStrategy.Block; });
     private readonly IDisposable _log = limited.Daemon.LogTo(output);
 
     public void Dispose() => _log.Dispose();
@@ -33,7 +41,7 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
     {
         var daemon = _daemon;
         var before = await NothingRunningAsync();
-        var spec = Specs.Stream("uds", publishers: 1, subscribers: 1, duration: null);
+        var spec = Holding();
 
         var calls = Enumerable.Range(0, 50).Select(async _ =>
         {
@@ -96,7 +104,7 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
         var holders = new List<Scenario>();
         for (int i = 0; i < MaxConcurrentScenarios - 1; i++)
         {
-            holders.Add(await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, duration: null)));
+            holders.Add(await daemon.StartScenarioAsync(Holding()));
         }
 
         var shortRun = Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(200));
@@ -139,7 +147,7 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
     {
         var daemon = _daemon;
         await NothingRunningAsync();
-        var first = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 3, duration: null));
+        var first = await daemon.StartScenarioAsync(Holding(subscribers: 3));
 
         var e = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(Specs.Stream("tcp", publishers: 1, subscribers: 2, duration: null)));
         Assert.Equal(StatusCode.ResourceExhausted, e.StatusCode);
