@@ -24,31 +24,35 @@ public sealed class HeapReadings
     /// <summary>Time between the two readings.</summary>
     public double Seconds { get; }
 
+    /// <summary>
+    /// The reading that is not counted: a process's first EventPipe session costs it once (the runtime's event sources
+    /// and their buffers, a descriptor or two), so neither the heap nor the descriptors compared count the probe. Taken
+    /// in the warmup, once every agent is known: on a loaded machine a reading of some thirty processes takes seconds.
+    /// </summary>
+    public static Task PrimeAsync(IReadOnlyCollection<int> pids, Action reading) => Read(pids, reading);
+
     /// <summary>Reads <paramref name="pids"/> (<paramref name="reading"/> called as each reading starts and ends), says so through <paramref name="firstRead"/>, waits <paramref name="window"/> (or until <paramref name="ended"/> ends early), reads the same pids again.</summary>
     public static async Task<HeapReadings> TakeAsync(IReadOnlyCollection<int> pids, TimeSpan window, Task ended, Action reading, Action firstRead)
     {
-        async Task<Dictionary<int, LiveHeap?>> Read()
-        {
-            reading();
-            try
-            {
-                return await ReadAsync(pids);
-            }
-            finally
-            {
-                reading();
-            }
-        }
-
-        // A process's first EventPipe session costs it once: the runtime's event sources and their buffers, a descriptor
-        // or two. Paid by a reading that is not counted, so neither the heap nor the descriptors compared count the probe.
-        await Read();
-        var first = await Read();
+        var first = await Read(pids, reading);
         firstRead();
         var clock = System.Diagnostics.Stopwatch.StartNew();
         await Task.WhenAny(Task.Delay(window), ended);
-        var last = await Read();
+        var last = await Read(pids, reading);
         return new HeapReadings(first, last, clock.Elapsed.TotalSeconds);
+    }
+
+    private static async Task<Dictionary<int, LiveHeap?>> Read(IReadOnlyCollection<int> pids, Action reading)
+    {
+        reading();
+        try
+        {
+            return await ReadAsync(pids);
+        }
+        finally
+        {
+            reading();
+        }
     }
 
     /// <summary>What <paramref name="pids"/> held together at each reading; null when one of them did not answer.</summary>

@@ -62,6 +62,9 @@ public sealed class ScenarioTracker
 
     public bool Finished => _latest.State is ScenarioState.Completed or ScenarioState.Stopped or ScenarioState.Failed;
 
+    /// <summary>Warming up or later: its agents have started and attached.</summary>
+    public bool Started => _latest.State is not (ScenarioState.Unspecified or ScenarioState.Pending or ScenarioState.Starting);
+
     /// <summary>In its measured window, with every agent known (a cross-process transport has one per subscriber): ready for the first heap reading.</summary>
     public bool ReadyToRead => _measuring && (!_crossProcess || _agentPids.Count == _subscribers);
 

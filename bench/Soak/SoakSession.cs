@@ -198,6 +198,20 @@ public sealed partial class SoakSession : IAsyncDisposable
     {
         var sampling = SampleUntilFinishedAsync(trackers);
         var clock = Stopwatch.StartNew();
+        while (!trackers.All(t => t.Started) && !sampling.IsCompleted && clock.Elapsed < _options.Warmup + TimeSpan.FromMinutes(2))
+        {
+            await Task.Delay(100);
+        }
+
+        if (!sampling.IsCompleted)
+        {
+            // Every agent of the daemon is one of these scenarios' (the soak starts nothing else beside them).
+            var primed = Stopwatch.StartNew();
+            var children = DaemonChildren();
+            await HeapReadings.PrimeAsync([_daemon.Id, .. children], () => trackers.ToList().ForEach(t => t.HeapReading()));
+            Progress($"first live-heap reading (not counted) of {1 + children.Count} processes: {primed.Elapsed.TotalSeconds:0.0} s");
+        }
+
         // A scenario that fails early ends the sampling: its failure is the verdict, the readings then say "not measured".
         while (!trackers.All(t => t.ReadyToRead) && !sampling.IsCompleted)
         {
@@ -288,8 +302,10 @@ public sealed partial class SoakSession : IAsyncDisposable
         await Task.Delay(500);
     }
 
-    private int AgentsLeft() =>
-        Directory.EnumerateDirectories("/proc").Count(d => int.TryParse(Path.GetFileName(d), out int pid) && ParentOf(pid) == _daemon.Id);
+    private int AgentsLeft() => DaemonChildren().Count;
+
+    private List<int> DaemonChildren() =>
+        [.. Directory.EnumerateDirectories("/proc").Select(d => int.TryParse(Path.GetFileName(d), out int pid) ? pid : 0).Where(pid => pid > 0 && ParentOf(pid) == _daemon.Id)];
 
     private static int ParentOf(int pid)
     {
