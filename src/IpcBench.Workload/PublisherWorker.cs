@@ -144,17 +144,21 @@ public sealed class PublisherWorker(IPublisherEndpoint endpoint, PublisherPlan p
 
             if (plan.RoundTrip)
             {
-                AwaitEchoes(ref path, sequence - 1, stampNs, sampled, cancellationToken);
+                AwaitEchoes(ref path, sequence - 1, stampNs, sampled && measured == MessageFlags.Measured, cancellationToken);
             }
         }
 
         return sequence;
     }
 
-    private void AwaitEchoes<TPath>(ref TPath path, long sequence, long stampNs, bool sampled, CancellationToken cancellationToken)
+    /// <param name="measured">
+    /// Whether the message went out flagged Measured (and sampled): the subscriber counts it by that flag, so its echo is
+    /// timed by the same decision. Reading the window again here counted one echo too many when the window began between
+    /// the send and the echo (a stamp a moment past the start the daemon had read, before it published it).
+    /// </param>
+    private void AwaitEchoes<TPath>(ref TPath path, long sequence, long stampNs, bool measured, CancellationToken cancellationToken)
         where TPath : struct, IPublisherPath
     {
-        bool measured = sampled && stampNs >= window.FromNs;
         for (int i = 0; i < plan.EchoesPerMessage; i++)
         {
             if (!path.TryReceiveReply(out var reply, cancellationToken))
