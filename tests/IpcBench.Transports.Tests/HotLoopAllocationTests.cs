@@ -63,7 +63,7 @@ public sealed class HotLoopAllocationTests
             var plan = new SubscriberPlan(PayloadBytes, full, roundTrip, 1);
             var receivers = subscriber.Receivers.Select(r => new ReceiverWorker(new MeteredReceiver(r, receiverMeter), plan)).ToList();
             var publisher = new PublisherWorker(
-                new MeteredPublisher(endpoint, publisherMeter),
+                new AfterSendPublisher(endpoint, publisherMeter.Count),
                 new PublisherPlan(0, PayloadBytes, full, 0, roundTrip, 1, wait, WarmupMessages + (2 * MeasuredMessages) + 100),
                 window);
             var threads = receivers.Select(r => new Thread(() => r.Run(cancel.Token))).Append(new Thread(() => publisher.Run(cancel.Token))).ToList();
@@ -132,53 +132,6 @@ public sealed class HotLoopAllocationTests
             {
                 _second = GC.GetAllocatedBytesForCurrentThread() - _start;
             }
-        }
-    }
-
-    private sealed class MeteredPublisher(IPublisherEndpoint inner, AllocationMeter meter) : IPublisherEndpoint
-    {
-        public string Address => inner.Address;
-
-        public void WaitForSubscribers(int count, TimeSpan timeout, CancellationToken cancellationToken) => inner.WaitForSubscribers(count, timeout, cancellationToken);
-
-        public Span<byte> Loan(int length) => inner.Loan(length);
-
-        public void Send() => inner.Send();
-
-        public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) => inner.TryReceiveReply(out reply, cancellationToken);
-
-        public void ReleaseReply() => inner.ReleaseReply();
-
-        public void Run(IPublisherLoop loop) => inner.Run(new Wrapping(loop, meter));
-
-        public void Dispose() => inner.Dispose();
-
-        private sealed class Wrapping(IPublisherLoop loop, AllocationMeter meter) : IPublisherLoop
-        {
-            public void Run<TInner>(TInner path)
-                where TInner : struct, IPublisherPath => loop.Run(new Path<TInner>(path, meter));
-        }
-
-        private readonly struct Path<TInner>(TInner inner, AllocationMeter meter) : IPublisherPath
-            where TInner : struct, IPublisherPath
-        {
-            public bool Segmented => inner.Segmented;
-
-            public bool FirstSegmentWritableUntilSend => inner.FirstSegmentWritableUntilSend;
-
-            public Span<byte> LoanFirstSegment(int length) => inner.LoanFirstSegment(length);
-
-            public Span<byte> LoanNextSegment() => inner.LoanNextSegment();
-
-            public void Send()
-            {
-                inner.Send();
-                meter.Count();
-            }
-
-            public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) => inner.TryReceiveReply(out reply, cancellationToken);
-
-            public void ReleaseReply() => inner.ReleaseReply();
         }
     }
 

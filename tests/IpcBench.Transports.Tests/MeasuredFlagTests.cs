@@ -54,73 +54,18 @@ public sealed class MeasuredFlagTests
     public void ARoundTripWindowOpenedWhileAMessageIsInFlight_TimesOnlyTheEchoesOfMeasuredMessages()
     {
         var window = new MeasurementWindow();
+        long sent = 0;
         var outcome = InProcessLoop.Run(new ChannelsTransport(), 1, 1, payloadBytes: 64, messagesPerPublisher: 3_000, roundTrip: true, window: window,
-            wrapPublisher: inner => new WindowOpeningPublisher(inner, window, afterMessage: 1_000));
+            wrapPublisher: inner => new AfterSendPublisher(inner, () =>
+            {
+                if (sent++ == 1_000)
+                {
+                    window.Start(MonotonicClock.NowNs() - 1_000_000);
+                }
+            }));
 
         Assert.Equal(3_000, outcome.Received.Received);
         Assert.Equal(1_999, outcome.Received.MeasuredReceived);
         Assert.Equal(outcome.Received.MeasuredReceived, outcome.Latency.TotalCount);
-    }
-
-    /// <summary>Opens <paramref name="window"/>, starting 1 ms in the past, right after message <paramref name="afterMessage"/> (0-based) is sent.</summary>
-    private sealed class WindowOpeningPublisher(IPublisherEndpoint inner, MeasurementWindow window, long afterMessage) : IPublisherEndpoint
-    {
-        private long _sent;
-
-        public string Address => inner.Address;
-
-        public void WaitForSubscribers(int count, TimeSpan timeout, CancellationToken cancellationToken) => inner.WaitForSubscribers(count, timeout, cancellationToken);
-
-        public Span<byte> Loan(int length) => inner.Loan(length);
-
-        public void Send()
-        {
-            inner.Send();
-            Sent();
-        }
-
-        public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) => inner.TryReceiveReply(out reply, cancellationToken);
-
-        public void ReleaseReply() => inner.ReleaseReply();
-
-        public void Run(IPublisherLoop loop) => inner.Run(new Wrapping(loop, this));
-
-        public void Dispose() => inner.Dispose();
-
-        private void Sent()
-        {
-            if (_sent++ == afterMessage)
-            {
-                window.Start(MonotonicClock.NowNs() - 1_000_000);
-            }
-        }
-
-        private sealed class Wrapping(IPublisherLoop loop, WindowOpeningPublisher owner) : IPublisherLoop
-        {
-            public void Run<TInner>(TInner path)
-                where TInner : struct, IPublisherPath => loop.Run(new Path<TInner>(path, owner));
-        }
-
-        private readonly struct Path<TInner>(TInner inner, WindowOpeningPublisher owner) : IPublisherPath
-            where TInner : struct, IPublisherPath
-        {
-            public bool Segmented => inner.Segmented;
-
-            public bool FirstSegmentWritableUntilSend => inner.FirstSegmentWritableUntilSend;
-
-            public Span<byte> LoanFirstSegment(int length) => inner.LoanFirstSegment(length);
-
-            public Span<byte> LoanNextSegment() => inner.LoanNextSegment();
-
-            public void Send()
-            {
-                inner.Send();
-                owner.Sent();
-            }
-
-            public bool TryReceiveReply(out ReadOnlySpan<byte> reply, CancellationToken cancellationToken) => inner.TryReceiveReply(out reply, cancellationToken);
-
-            public void ReleaseReply() => inner.ReleaseReply();
-        }
     }
 }
