@@ -22,11 +22,11 @@ def most_learned(texts):
     return best if probes(best) >= 0 else ""
 
 
-def learned_classes(env):
-    """The placement classes the daemon had learned when the run ended, as [(name, low ns, high ns)], nearest first,
-    from environment.placement_classes ("near ≤ 58 ns, middle 144–217 ns, far ≥ 372 ns, learned from 56 probes", or
-    "one placement class, 58–734 ns, ..."); None when it learned none yet."""
-    text = env.get("placement_classes") or ""
+def learned_classes(text):
+    """The placement classes a daemon had learned, as [(name, low ns, high ns)], nearest first, from the text of a
+    result's environment.placement_classes ("near ≤ 58 ns, middle 144–217 ns, far ≥ 372 ns, learned from 56 probes",
+    or "one placement class, 58–734 ns, ..."); None when it learned none yet."""
+    text = text or ""
     one = re.match(r"one placement class, ([\d.]+)–([\d.]+) ns", text)
     if one:
         return [("one class", float(one.group(1)), float(one.group(2)))]
@@ -59,7 +59,7 @@ def placement(env, near_ns, classes_text=None):
     before, after = ns(env.get("core_to_core_round_trip")), ns(env.get("core_to_core_round_trip_after"))
     if not before:
         return "unknown", ""
-    classes = learned_classes({"placement_classes": classes_text}) if classes_text else None
+    classes = learned_classes(classes_text)
     if classes:
         where, then = _class_of(before, classes), _class_of(after, classes) if after else None
     else:
