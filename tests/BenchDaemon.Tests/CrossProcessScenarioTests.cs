@@ -112,6 +112,12 @@ public sealed class CrossProcessScenarioTests(ConcurrentDaemon fixture, ITestOut
         var results = await RunOnEachAsync(CrossProcessTransports, t => Specs.Stream(t, publishers: 1, subscribers: 1, Specs.Seconds(2), Specs.Milliseconds(300))
             .With(s => { s.RatePerPublisher = rate; s.WaitStrategy = WaitStrategy.Block; }));
 
+        foreach (var (transport, result) in results.OrderBy(r => r.Key, StringComparer.Ordinal))
+        {
+            output.WriteLine($"{transport}: {result.Stats?.MessagesPerSecond:F0} msg/s over {result.Stats?.MeasuredDuration?.ToTimeSpan().TotalSeconds:F3} s, " +
+                $"sender lag max {result.Stats?.SenderLag?.Max?.ToTimeSpan().TotalMilliseconds:F1} ms");
+        }
+
         Verify(results, (_, result) => new ScenarioExpectations(result, _daemon)
             .CompletedWithoutLoss(subscribersPerPublisher: 1)
             .Between(rate * 0.95, rate * 1.05, result.Stats?.MessagesPerSecond ?? 0, "messages_per_second (2000 ± 5 %)")

@@ -13,7 +13,33 @@ internal static class EnvironmentProbe
 {
     private static readonly TimeSpan ProbeTime = TimeSpan.FromMilliseconds(30);
 
-    public static RunEnvironment Read(ResolvedSpec spec)
+    /// <summary>
+    /// One probe at a time in the daemon: each pins a spinning thread to both CPUs, so scenarios starting or ending
+    /// together probed each other's spinning (the figure meaningless), and until every probe gave up the CPUs were taken
+    /// from the scenarios still measuring.
+    /// </summary>
+    private static readonly SemaphoreSlim OneProbeAtATime = new(1, 1);
+
+    /// <summary><see cref="Read"/>, after any other scenario's probe, on a thread of its own.</summary>
+    public static Task<RunEnvironment> ReadAsync(ResolvedSpec spec) => OneAtATimeAsync(() => Read(spec));
+
+    /// <summary><see cref="ProbeAgain"/>, after any other scenario's probe, on a thread of its own.</summary>
+    public static Task<long?> ProbeAgainAsync(ResolvedSpec spec) => OneAtATimeAsync(() => ProbeAgain(spec));
+
+    private static async Task<T> OneAtATimeAsync<T>(Func<T> probe)
+    {
+        await OneProbeAtATime.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            return await OffThePool.RunAsync(probe).ConfigureAwait(false);
+        }
+        finally
+        {
+            OneProbeAtATime.Release();
+        }
+    }
+
+    private static RunEnvironment Read(ResolvedSpec spec)
     {
         var machine = MachineInfo.Read();
         var (publisherCpus, subscriberCpus, pairPinned, pubCpu, subCpu) = ProbedPair(spec);
@@ -38,7 +64,7 @@ internal static class EnvironmentProbe
     /// The probe of <see cref="Read"/> again, after the measured window: the host moves vCPUs between placements within
     /// minutes, sometimes during a run, and a probe taken only before it cannot tell.
     /// </summary>
-    public static long? ProbeAgain(ResolvedSpec spec)
+    private static long? ProbeAgain(ResolvedSpec spec)
     {
         var (_, _, _, pubCpu, subCpu) = ProbedPair(spec);
         return CoreToCoreProbe.Measure(ProbeTime, pubCpu, subCpu) is { } probe ? (long)Math.Round(probe.MedianRoundTripNs) : null;

@@ -131,7 +131,7 @@ public sealed class ScenarioRun
                 Id, Spec.Transport.Id, Spec.Publishers, Spec.Subscribers, Spec.PayloadBytes, Spec.Topology, Spec.PayloadAccess, Spec.Mode, Spec.WaitMode);
             SetState(RunState.Starting);
             trace.BeginPhase("start");
-            var environment = await Task.Run(() => EnvironmentProbe.Read(Spec)).ConfigureAwait(false);
+            var environment = await EnvironmentProbe.ReadAsync(Spec).ConfigureAwait(false);
             lock (_gate)
             {
                 _environment = environment;
@@ -160,7 +160,7 @@ public sealed class ScenarioRun
             string error = await _failures.ChooseAsync(e).ConfigureAwait(false);
             Logger.LogError("Scenario {ScenarioId} failed: {Error}", Id, error);
             _abort.Cancel();
-            _topology.StopPublishers(join: false);
+            await OffThePool.RunAsync(() => _topology.StopPublishers(join: false)).ConfigureAwait(false);
             Finish(RunState.Failed, error);
         }
         finally
@@ -270,7 +270,7 @@ public sealed class ScenarioRun
         SetState(RunState.Stopping);
         _trace?.BeginPhase("stop");
         _meter.End();
-        _topology.StopPublishers(join: true);
+        await OffThePool.RunAsync(() => _topology.StopPublishers(join: true)).ConfigureAwait(false);
         _failures.ThrowIfFailed();
         await _topology.FinishSubscribersAsync().ConfigureAwait(false);
         _meter.AddTail();
@@ -279,7 +279,7 @@ public sealed class ScenarioRun
     /// <summary>The core-to-core probe again, the publishers stopped: whether the host moved the vCPUs during the run.</summary>
     private async Task ProbeAgainAsync()
     {
-        long? after = await Task.Run(() => EnvironmentProbe.ProbeAgain(Spec)).ConfigureAwait(false);
+        long? after = await EnvironmentProbe.ProbeAgainAsync(Spec).ConfigureAwait(false);
         Remember(after);
         lock (_gate)
         {

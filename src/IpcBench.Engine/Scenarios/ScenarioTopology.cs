@@ -321,7 +321,7 @@ internal sealed class ScenarioTopology(
     /// <summary>Releases endpoints, agents and threads, and the transport's leftovers; after the scenario's token was cancelled.</summary>
     public async Task ReleaseAsync()
     {
-        DisposeEndpoints();
+        await OffThePool.RunAsync(DisposeEndpoints).ConfigureAwait(false);
 
         // Agents that reported their result in a scenario that ended well may serve the next one (AgentPool checks them).
         bool endedWell = !failures.First.IsCompleted;
@@ -340,10 +340,7 @@ internal sealed class ScenarioTopology(
             await s.DisposeAsync().ConfigureAwait(false);
         })).ConfigureAwait(false);
 
-        foreach (var thread in _publisherThreads)
-        {
-            thread.Join(TimeSpan.FromSeconds(2));
-        }
+        await OffThePool.RunAsync(() => _publisherThreads.ForEach(thread => thread.Join(TimeSpan.FromSeconds(2)))).ConfigureAwait(false);
 
         _memoryLock?.Dispose();
 
