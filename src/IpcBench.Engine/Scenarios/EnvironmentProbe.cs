@@ -13,31 +13,11 @@ internal static class EnvironmentProbe
 {
     private static readonly TimeSpan ProbeTime = TimeSpan.FromMilliseconds(30);
 
-    /// <summary>
-    /// One probe at a time in the daemon: each pins a spinning thread to both CPUs, so scenarios starting or ending
-    /// together probed each other's spinning (the figure meaningless), and until every probe gave up the CPUs were taken
-    /// from the scenarios still measuring.
-    /// </summary>
-    private static readonly SemaphoreSlim OneProbeAtATime = new(1, 1);
+    /// <summary><see cref="Read"/> on a thread of its own: it pins and spins (<see cref="OffThePool"/>).</summary>
+    public static Task<RunEnvironment> ReadAsync(ResolvedSpec spec) => OffThePool.RunAsync(() => Read(spec));
 
-    /// <summary><see cref="Read"/>, after any other scenario's probe, on a thread of its own.</summary>
-    public static Task<RunEnvironment> ReadAsync(ResolvedSpec spec) => OneAtATimeAsync(() => Read(spec));
-
-    /// <summary><see cref="ProbeAgain"/>, after any other scenario's probe, on a thread of its own.</summary>
-    public static Task<long?> ProbeAgainAsync(ResolvedSpec spec) => OneAtATimeAsync(() => ProbeAgain(spec));
-
-    private static async Task<T> OneAtATimeAsync<T>(Func<T> probe)
-    {
-        await OneProbeAtATime.WaitAsync().ConfigureAwait(false);
-        try
-        {
-            return await OffThePool.RunAsync(probe).ConfigureAwait(false);
-        }
-        finally
-        {
-            OneProbeAtATime.Release();
-        }
-    }
+    /// <summary><see cref="ProbeAgain"/> on a thread of its own.</summary>
+    public static Task<long?> ProbeAgainAsync(ResolvedSpec spec) => OffThePool.RunAsync(() => ProbeAgain(spec));
 
     private static RunEnvironment Read(ResolvedSpec spec)
     {
