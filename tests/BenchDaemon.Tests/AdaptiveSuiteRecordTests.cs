@@ -13,6 +13,7 @@ namespace IpcBench.Daemon.Tests;
 /// An adaptive suite's target and each cell's stop as the store keeps them (and reads rows written before they
 /// existed), as GetSuite answers them, and the scenarios_total they make: no daemon, no measuring.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class AdaptiveSuiteRecordTests : IDisposable
 {
     private static readonly DateTime T0 = new(2026, 5, 1, 12, 0, 0, DateTimeKind.Utc);

@@ -9,6 +9,7 @@ namespace IpcBench.Daemon.Tests;
 /// deploy/prometheus/alerts.yml: its unit tests pass promtool, every alert has a case in which it fires, and every
 /// metric it reads is one the daemon exports (a renamed metric would leave an alert that can never fire).
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed partial class AlertRulesTests(ITestOutputHelper output)
 {
     [PrometheusFact]

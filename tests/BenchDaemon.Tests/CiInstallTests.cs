@@ -9,6 +9,7 @@ namespace IpcBench.Daemon.Tests;
 /// beside an existing Node and npm (a nodesource Node ships its own npm, and Debian's npm conflicts with it); a failed
 /// install stops the script naming the package and apt's message.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class CiInstallTests : IDisposable
 {
     private static readonly string Script = Path.Combine(RepoLayout.Root, ".ci", "install-tools.sh");

@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.Daemon.Cli;
 using IpcBench.Daemon.Hosting;
 using Microsoft.AspNetCore.DataProtection;
@@ -5,6 +6,7 @@ using Microsoft.AspNetCore.DataProtection;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>BenchDaemon's command line, parsed in process: what is an error, what it says, and what reaches the host as a setting.</summary>
+[Collection(LightCollection.Name)]
 public sealed class CliTests
 {
     [Theory]

@@ -10,6 +10,7 @@ namespace IpcBench.Daemon.Tests;
 /// and comparison) read back by CsvHelper's reader as one table, with text a spreadsheet would run as a formula
 /// defused by the one guard they share (Reports/CsvDocument) and numbers left numbers.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class CsvExportTests
 {
     // The shapes OWASP lists: a formula, arithmetic that starts with + or -, an @ function, and DDE.

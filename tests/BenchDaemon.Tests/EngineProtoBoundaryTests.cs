@@ -11,6 +11,7 @@ namespace IpcBench.Daemon.Tests;
 /// control.proto enums that agent.proto's messages carry (wait strategy, mode, payload access): they are wire fields of
 /// the agents' contract. agent.proto's own types are the agents' contract and are not control types.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed partial class EngineProtoBoundaryTests
 {
     private static readonly string[] EngineFolders = ["Model", "Core", "Persistence", "Subscribers", "Agents", "Scenarios", "Observability"];

@@ -8,6 +8,7 @@ namespace IpcBench.Daemon.Tests;
 /// A validity flag costs a repetition only where it could explain the difference (<see cref="FlagBounds"/>): issue 34's
 /// three suites of shm-ring and iceoryx2 at 64 B SPIN, 5 repetitions, pinned 0/1 and 0/0, as synthetic repetitions.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class FlagVerdictTests
 {
     private static readonly ValidityIssue Moved = new(FlagBounds.PlacementMoved, "probes: 95 ns before the run (near) and 420 ns after it (far; ...)");

@@ -11,6 +11,7 @@ namespace IpcBench.Daemon.Tests;
 /// IpcBench.Daemon.&lt;Folder&gt;): a using, a fully qualified name or a name qualified from the parent namespace
 /// (<c>Agents.AgentLauncher</c>) is an arrow.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed partial class FolderDependencyTests
 {
     /// <summary>The picture: each folder and the folders it may use. Program.cs (the entry point) sits on top.</summary>

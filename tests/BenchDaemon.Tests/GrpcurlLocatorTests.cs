@@ -1,9 +1,11 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// Where the tests look for grpcurl ($GRPCURL, PATH, ../shared/tools beside the repository), in that order, and
 /// whether a missing one is a skip or a failure. Each case builds its own directories, so none depends on this machine.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class GrpcurlLocatorTests : IDisposable
 {
     private readonly string _directory = Directory.CreateTempSubdirectory("ipcbench-grpcurl-").FullName;

@@ -7,6 +7,7 @@ using Prometheus;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>The engine's latency histogram carried into prometheus-net's: buckets and count exact, the sum the source's.</summary>
+[Collection(LightCollection.Name)]
 public sealed class HistogramReplayTests
 {
     private static readonly double[] Bounds = [0.001, 0.002, 0.005];

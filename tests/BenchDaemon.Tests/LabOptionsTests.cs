@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using System.CommandLine;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
@@ -10,6 +11,7 @@ namespace IpcBench.Daemon.Tests;
 /// `run --daemons` / `--daemons-file` and their client options, parsed in process: every problem is a usage error that
 /// names the option (and the file and machine) and what it takes, before any daemon is called.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class LabOptionsTests : IDisposable
 {
     private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "lab-options-" + Guid.NewGuid().ToString("N")[..10]);

@@ -11,6 +11,7 @@ namespace IpcBench.Daemon.Tests;
 /// The lab report of `run --daemons` from sample suites: machines side by side with their ratios to the reference, the
 /// failed machine named with its reason, the comparisons, in Markdown, JSON and HTML alike; and its exit code.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class LabReportTests
 {
     private const string Lost = "lost mid-suite after 2 of 6 scenarios: the daemon no longer answers (Unavailable: Connection refused)";

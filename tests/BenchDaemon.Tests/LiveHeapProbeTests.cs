@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using System.Diagnostics;
 using IpcBench.Soak;
 using Xunit.Abstractions;
@@ -10,6 +11,7 @@ namespace IpcBench.Daemon.Tests;
 /// <see cref="LiveHeapProbe"/> and judged by its own <see cref="LiveHeapGrowth"/> bound over a window shorter than the
 /// soak's.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class LiveHeapProbeTests(ITestOutputHelper output)
 {
     /// <summary>4 MiB/s for this long is 24 MiB, three times the bound; churn alone stays far under it.</summary>

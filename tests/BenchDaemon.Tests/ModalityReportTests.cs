@@ -10,6 +10,7 @@ namespace IpcBench.Daemon.Tests;
 /// A cell whose repetitions form modes is marked in every format (Markdown, CSV, JSON, HTML, the proto's stats), with the
 /// placement classes that explain them; a suite of too few repetitions says so instead of guessing.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class ModalityReportTests
 {
     private static readonly SuiteReport Placements = ReportSamples.Placements();

@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using System.CommandLine;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
@@ -9,6 +10,7 @@ using Microsoft.Extensions.Options;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>`run --rates` and `run --find-max-rate`'s options as read and planned (the run itself is RunCommandTests' business).</summary>
+[Collection(LightCollection.Name)]
 public sealed class OfferedLoadOptionsTests
 {
     private static RunSettings Read(string commandLine)

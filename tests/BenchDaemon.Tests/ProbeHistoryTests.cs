@@ -11,6 +11,7 @@ using Microsoft.Extensions.Options;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>The probe history survives a restart in the database, per machine, and what was learned reaches the reports.</summary>
+[Collection(LightCollection.Name)]
 public sealed class ProbeHistoryTests : IDisposable
 {
     private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "probes-" + Guid.NewGuid().ToString("N")[..10]);

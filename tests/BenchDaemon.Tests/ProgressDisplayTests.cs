@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.Daemon.Run;
 using IpcBench.V1;
 using Spectre.Console;
@@ -5,6 +6,7 @@ using Spectre.Console;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>`run`'s choice between a live progress display and plain lines, with the environment given explicitly.</summary>
+[Collection(LightCollection.Name)]
 public sealed class ProgressDisplayTests : IDisposable
 {
     private static readonly Dictionary<string, string> Terminal = new() { ["TERM"] = "xterm-256color" };

@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.Daemon.Core;
 using IpcBench.Daemon.Hosting;
 using IpcBench.Daemon.Persistence;
@@ -13,6 +14,7 @@ namespace IpcBench.Daemon.Tests;
 /// What grpc.health.v1 reports comes from this check (unhealthy is NOT_SERVING; healthy and degraded are SERVING): ready
 /// once the scenario store was opened, or found unusable, and the transports were probed; not while stopping.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class ReadinessCheckTests : IDisposable
 {
     private readonly string _directory = Directory.CreateTempSubdirectory("ipcbench-readiness-").FullName;

@@ -13,6 +13,7 @@ namespace IpcBench.Daemon.Tests;
 /// The presets against the daemon's own validator (every cell is a spec StartScenario would accept) and against
 /// docs/published-figures.md itself (every published figure of its tables sits on a cell of the preset for its section).
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed partial class ReferencePresetTests
 {
     private static readonly string ReferencePath = Path.Combine(RepoLayout.Root, "docs", "published-figures.md");

@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using Grpc.Core;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
@@ -6,6 +7,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>The one mapping from engine outcomes to gRPC statuses (the daemon-level tests see it through real calls).</summary>
+[Collection(LightCollection.Name)]
 public sealed class RefusalInterceptorTests
 {
     private readonly RefusalInterceptor _interceptor = new(NullLogger<RefusalInterceptor>.Instance);

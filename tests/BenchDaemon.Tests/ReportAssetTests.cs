@@ -6,6 +6,7 @@ namespace IpcBench.Daemon.Tests;
 /// The charting files inlined into every HTML report are exactly what npm ships for the versions tests/package.json
 /// pins, each with its licence: updating Chart.js is `npm install chart.js@X` in tests/ and copying the file over.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class ReportAssetTests
 {
     private static readonly string Assets = Path.Combine(RepoLayout.Root, "src", "IpcBench.Reports", "Assets");

@@ -10,6 +10,7 @@ namespace IpcBench.Daemon.Tests;
 /// A report exported against a baseline: the "Compared with baseline" section in every format, and the same verdicts
 /// as CompareSuites answers (one comparison, two views).
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class ReportComparisonTests
 {
     private static readonly SuiteReport Baseline = ReportSamples.Matrix("baseline", ReportSamples.ComparedRepetitions);

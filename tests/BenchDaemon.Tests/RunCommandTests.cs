@@ -21,50 +21,12 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         }
     }
 
-    /// <summary>
-    /// `run --soak`: the cells side by side as one soak (two transports here, a point a second), a line per scenario,
-    /// the verdicts at the end and soak.html with every scenario's points; the exit code says whether all held.
-    /// </summary>
-    [Fact]
-    public async Task Run_Soak_RunsTheCellsSideBySide_PrintsTheirVerdicts_AndWritesTheSoakPage()
-    {
-        var results = Path.Combine(_directory, "soak");
-        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120),
-            "run", "--soak", "12s", "--transports", "channels,uds", "--payloads", "64", "--rate", "2000", "--wait", "block", "--warmup", "200ms", "--out", results,
-            "--IpcBench:SoakPointSeconds=1", $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}",
-            $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
-        output.WriteLine(log.Describe());
-
-        // 0: all held; 3: one drifted or leaked, which a loaded test machine may do in 12 s. Either way both were judged.
-        Assert.True(exitCode is 0 or 3, $"exit code {exitCode}\n{log.Describe()}");
-        var verdicts = Regex.Matches(stdout, @"^(channels|uds) [0-9a-f]{12} COMPLETED 00:00:1\d [0-9.]+ K msg/s, lost 0: (HOLDING|DRIFTING|LEAKING)", RegexOptions.Multiline);
-        Assert.Equal(["channels", "uds"], verdicts.Select(m => m.Groups[1].Value).Order());
-        Assert.Contains("Soaking 2 scenarios side by side", log.Describe(), StringComparison.Ordinal);
-        string page = File.ReadAllText(Path.Combine(results, "soak.html"));
-        Assert.Contains("Soak of 2 scenarios", page, StringComparison.Ordinal);
-        Assert.Matches("\"points\":\\[\\{\"hours\":", page);
-        Assert.True(File.Exists(Path.Combine(results, "results.json")), "results.json beside the page");
-    }
-
-    /// <summary>What a soak cannot be combined with is refused before anything starts, naming the option.</summary>
-    [Fact]
-    public async Task Run_Soak_WithOptionsASoakCannotHonour_IsAUsageError()
-    {
-        var (exitCode, _, log) = await RunDaemonAsync(TimeSpan.FromSeconds(30), "run", "--soak", "1h", "--duration", "2s", "--repetitions", "3");
-        Assert.Equal(2, exitCode);
-        Assert.Contains("--duration: not with --soak (--soak is the soak's length)", log.Describe(), StringComparison.Ordinal);
-        Assert.Contains("--repetitions: not with --soak", log.Describe(), StringComparison.Ordinal);
-        (exitCode, _, log) = await RunDaemonAsync(TimeSpan.FromSeconds(30), "run", "--soak", "0s");
-        Assert.Equal(2, exitCode);
-        Assert.Contains("--soak: '0s' is not a length above zero", log.Describe(), StringComparison.Ordinal);
-    }
-
     /// <summary>`run --preset` through the suite engine: interleaved repetitions, and the published-vs-measured table.</summary>
     [Fact]
     public async Task Run_Preset_WithRepetitions_PrintsThePublishedVsMeasuredTable_AndWritesReportHtml()
     {
         var results = Path.Combine(_directory, "preset");
-        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(240),
+        var (exitCode, stdout, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(240),
             "run", "--preset", "reference-4", "--repetitions", "2", "--duration", "200ms", "--warmup", "0s", "--out", results,
             $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
         output.WriteLine(log.Describe());
@@ -85,7 +47,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     [Fact]
     public async Task Run_Preset_SkipsTheCellsOfAnUnavailableTransport_AndKeepsEachFigureOnItsCell()
     {
-        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120),
+        var (exitCode, stdout, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120),
             "run", "--preset", "reference-4", "--duration", "200ms", "--warmup", "0s", "--out", Path.Combine(_directory, "preset-partial"),
             $"--IpcBench:SharedMemoryDirectory={Path.Combine(_directory, "no-such-directory")}",
             $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
@@ -105,13 +67,13 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         string[] common = ["run", "--transports", "channels", "--payloads", "64,1024", "--duration", "300ms", "--warmup", "0s",
             $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}"];
         var first = Path.Combine(_directory, "first");
-        var (firstExit, _, firstLog) = await RunDaemonAsync(TimeSpan.FromSeconds(120), [.. common, "--out", first]);
+        var (firstExit, _, firstLog) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120), [.. common, "--out", first]);
         Assert.True(firstExit == 0, $"exit code {firstExit}\n{firstLog.Describe()}");
         var baseline = Path.Combine(first, "report.json");
         Assert.True(File.Exists(baseline), "run --out wrote no report.json");
 
         var second = Path.Combine(_directory, "second");
-        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120), [.. common, "--out", second, "--baseline", baseline]);
+        var (exitCode, stdout, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120), [.. common, "--out", second, "--baseline", baseline]);
         output.WriteLine(log.Describe());
 
         Assert.True(exitCode == 0, $"exit code {exitCode}\n{log.Describe()}");
@@ -122,7 +84,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
 
         var bad = Path.Combine(_directory, "not-a-report.json");
         File.WriteAllText(bad, "{\"ids\":[]}");
-        var (badExit, _, badLog) = await RunDaemonAsync(TimeSpan.FromSeconds(60), [.. common, "--baseline", bad]);
+        var (badExit, _, badLog) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(60), [.. common, "--baseline", bad]);
         Assert.Equal(2, badExit);
         Assert.Contains($"--baseline {bad}: not an IpcBench report.json", badLog.Describe(), StringComparison.Ordinal);
     }
@@ -136,7 +98,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     public async Task Run_RepetitionsAuto_StopsAtThePrecisionOrTheBound_AndReportsWhereAndWhy()
     {
         var results = Path.Combine(_directory, "auto");
-        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120),
+        var (exitCode, stdout, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120),
             "run", "--transports", "channels", "--payloads", "64", "--duration", "200ms", "--warmup", "0s", "--repetitions", "auto", "--precision", "100",
             "--max-repetitions", "6", "--out", results,
             $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
@@ -163,7 +125,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     public async Task Run_FindMaxRate_SearchesEachCell_AndPrintsLatencyAgainstLoad()
     {
         var results = Path.Combine(_directory, "search");
-        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120),
+        var (exitCode, stdout, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120),
             "run", "--transports", "channels", "--payloads", "8", "--duration", "300ms", "--warmup", "0s", "--find-max-rate", "--max-p99", "1s",
             "--max-steps", "2", "--out", results,
             $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
@@ -186,7 +148,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     public async Task Run_Rates_RunsEachCellAtEachRate()
     {
         var results = Path.Combine(_directory, "rates");
-        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(120),
+        var (exitCode, stdout, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120),
             "run", "--transports", "channels", "--payloads", "8", "--duration", "300ms", "--warmup", "0s", "--rates", "500,2000", "--out", results,
             $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
         output.WriteLine(log.Describe());
@@ -203,7 +165,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     {
         var results = Path.Combine(_directory, "out");
         var database = Path.Combine(_directory, "state", "scenarios.db");
-        var (exitCode, stdout, log) = await RunDaemonAsync(TimeSpan.FromSeconds(90),
+        var (exitCode, stdout, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(90),
             "run", "--transports", "uds,channels", "--payloads", "64", "--duration", "500ms", "--warmup", "0s", "--out", results,
             $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={database}");
         output.WriteLine(log.Describe());
@@ -292,7 +254,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
 
         start.Environment["TERM"] = "xterm-256color";
         start.Environment.Remove("NO_COLOR");
-        var (exitCode, terminal, log) = await RunAsync(start, TimeSpan.FromSeconds(90));
+        var (exitCode, terminal, log) = await DaemonRun.RunAsync(start, TimeSpan.FromSeconds(90));
         output.WriteLine(log.Describe());
 
         Assert.True(exitCode == 0, $"exit code {exitCode}\n{log.Describe()}");
@@ -316,8 +278,8 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         var cpus = File.ReadLines("/proc/self/status").First(l => l.StartsWith("Cpus_allowed_list:", StringComparison.Ordinal))[18..].Trim();
         var last = Workload.Placement.CpuSet.Parse(cpus).Cpus[^1].ToString(System.Globalization.CultureInfo.InvariantCulture);
 
-        var (badExit, _, badLog) = await RunDaemonAsync(TimeSpan.FromSeconds(60), ["run", "--publisher-cpus", "0-x", .. common]);
-        var (exitCode, _, log) = await RunDaemonAsync(TimeSpan.FromSeconds(90),
+        var (badExit, _, badLog) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(60), ["run", "--publisher-cpus", "0-x", .. common]);
+        var (exitCode, _, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(90),
             ["run", "--transports", "channels", "--payloads", "64", "--duration", "300ms", "--warmup", "0s", "--rate", "2000", "--wait", "block",
              "--publisher-cpus", "0", "--subscriber-cpus", last, "--out", results, .. common]);
         output.WriteLine(log.Describe());
@@ -342,7 +304,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
         var allowed = Workload.Placement.CpuSet.Parse(cpus).Cpus;
         var (first, last) = (allowed[0].ToString(System.Globalization.CultureInfo.InvariantCulture), allowed[^1].ToString(System.Globalization.CultureInfo.InvariantCulture));
 
-        var (exitCode, _, log) = await RunDaemonAsync(TimeSpan.FromSeconds(240),
+        var (exitCode, _, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(240),
             "run", "--preset", "reference-4", "--duration", "200ms", "--warmup", "0s", "--publisher-cpus", first, "--subscriber-cpus", last, "--out", results,
             $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}");
         output.WriteLine(log.Describe());
@@ -355,43 +317,4 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     }
 
     private static string ShellQuote(string value) => "'" + value.Replace("'", "'\\''", StringComparison.Ordinal) + "'";
-
-    private static Task<(int ExitCode, string Stdout, OutputLog Log)> RunDaemonAsync(TimeSpan timeout, params string[] arguments)
-    {
-        var start = new ProcessStartInfo(RepoLayout.DaemonExecutable)
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        // `run` as it ships: its scenarios hand their agents on (these tests look at what run prints and writes, not at
-        // its processes), which spares each scenario an agent's start.
-        start.Environment.Remove("IpcBench__WarmAgentIdleSeconds");
-        return RunAsync(start, timeout);
-    }
-
-    private static async Task<(int ExitCode, string Stdout, OutputLog Log)> RunAsync(ProcessStartInfo start, TimeSpan timeout)
-    {
-        var log = new OutputLog();
-        using var process = log.Start(start);
-        using var deadline = new CancellationTokenSource(timeout);
-        try
-        {
-            await process.WaitForExitAsync(deadline.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"{start.FileName} {string.Join(' ', start.ArgumentList)} did not finish within {timeout.TotalSeconds:0} s.\n{log.Describe()}");
-        }
-
-        process.WaitForExit();
-        var stdout = string.Join('\n', log.Lines(0).Where(l => l.StartsWith("[out] ", StringComparison.Ordinal)).Select(l => l["[out] ".Length..]));
-        return (process.ExitCode, stdout, log);
-    }
 }

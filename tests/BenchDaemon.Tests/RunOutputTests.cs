@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Run;
 using IpcBench.V1;
@@ -5,6 +6,7 @@ using IpcBench.V1;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>What `run` prints for a person: the placement facts after its tables, and its progress lines on a redirected stderr.</summary>
+[Collection(LightCollection.Name)]
 public sealed class RunOutputTests
 {
     [Fact]

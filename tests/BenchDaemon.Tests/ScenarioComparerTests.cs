@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
@@ -6,6 +7,7 @@ using IpcBench.V1;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>CompareScenarios' verdicts on made-up results: the rules, without the noise of real runs.</summary>
+[Collection(LightCollection.Name)]
 public sealed class ScenarioComparerTests
 {
     [Fact]

@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
@@ -7,6 +8,7 @@ using IpcBench.V1;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>ListScenarios/ExportScenarios paging and filters: defaults, refusals naming the field, and page tokens.</summary>
+[Collection(LightCollection.Name)]
 public sealed class ScenarioQueryTests
 {
     private static readonly TransportRegistry Transports = TransportRegistry.CreateDefault();

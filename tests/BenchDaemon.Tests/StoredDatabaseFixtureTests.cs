@@ -12,6 +12,7 @@ namespace IpcBench.Daemon.Tests;
 /// A database an earlier daemon wrote (Fixtures/scenarios-v1.db, see Fixtures/README.md), opened with this build: a
 /// change of SQLite stack or schema code must still answer for the scenarios users already have.
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class StoredDatabaseFixtureTests : IDisposable
 {
     private static readonly string Fixtures = Path.Combine(RepoLayout.Root, "tests", "BenchDaemon.Tests", "Fixtures");

@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using Google.Protobuf.WellKnownTypes;
 using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
@@ -13,6 +14,7 @@ namespace IpcBench.Daemon.Tests;
 /// The planner StartSuite and `run` share, in process: the suite-wide fields reach every cell, and the two routes differ
 /// only where `run` is lenient on purpose (its own machine's transports, --wait where offered).
 /// </summary>
+[Collection(LightCollection.Name)]
 public sealed class SuitePlannerTests
 {
     private static readonly TransportRegistry Registry = TransportRegistry.CreateDefault();

@@ -1,9 +1,11 @@
+using IpcBench.Daemon.Tests.Infrastructure;
 using IpcBench.Reports;
 using IpcBench.V1;
 
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>The suite report formats: one registration list, and control.proto's ReportFormat naming each of them.</summary>
+[Collection(LightCollection.Name)]
 public sealed class SuiteReportFormatsTests
 {
     [Fact]

@@ -1,10 +1,11 @@
 namespace IpcBench.Daemon.Tests.Infrastructure;
 
 /// <summary>
-/// Every test of this assembly: they start processes that spin and measure, and the machine may have two cores, so
-/// none may run beside another.
+/// The tests that start processes which spin, measure or count: the machine may have two cores, so one at a time, with
+/// only <see cref="LightCollection"/>'s lane beside them (not DisableParallelization, which would run this lane after
+/// the other instead of beside it).
 /// </summary>
-[CollectionDefinition(Name, DisableParallelization = true)]
+[CollectionDefinition(Name)]
 public sealed class DaemonCollection : ICollectionFixture<SharedDaemon>
 {
     public const string Name = "BenchDaemon processes";
