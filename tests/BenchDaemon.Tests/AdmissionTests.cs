@@ -25,6 +25,10 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
 
     private readonly DaemonProcess _daemon = limited.Daemon;
 
+    private readonly IDisposable _log = limited.Daemon.LogTo(output);
+
+    public void Dispose() => _log.Dispose();
+
     /// <summary>
     /// A scenario that holds a slot until stopped. Paced and blocking: admission is the point, not throughput, and four
     /// closed-loop uds scenarios spinning on two CPUs made every poll of these tests slow (11 s for one of them).
@@ -32,9 +36,6 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
     private static ScenarioSpec Holding(string transport = "uds", int subscribers = 1, int payloadBytes = 64) =>
         Specs.Stream(transport, publishers: 1, subscribers: subscribers, duration: null, payloadBytes: payloadBytes)
             .With(s => { s.RatePerPublisher = 1000; s.WaitStrategy = WaitStrategy.Block; });
-    private readonly IDisposable _log = limited.Daemon.LogTo(output);
-
-    public void Dispose() => _log.Dispose();
 
     [Fact]
     public async Task FiftyConcurrentStarts_AdmitExactlyTheConcurrencyLimit_AndRefuseTheRestAsResourceExhausted()
