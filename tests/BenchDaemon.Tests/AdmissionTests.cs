@@ -11,9 +11,10 @@ namespace IpcBench.Daemon.Tests;
 /// RESOURCE_EXHAUSTED with the numbers and the option behind the limit; what was admitted runs normally, agents and all.
 /// One daemon with all three limits serves the class: the concurrency limit is checked before the agent limit, and that
 /// before the budget, so each test meets only the limit it is about. Each starts with nothing running and stops what it
-/// started. Beyond /dev/shm's free space needs no budget and no agents: it runs on an in-process host.
+/// started. Beyond /dev/shm's free space needs no budget and no agents: it runs on an in-process host. Every scenario
+/// is paced (<see cref="Specs.Paced"/>): admission is the point, and the shared-memory claims do not depend on the wait.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOutputHelper output) : IClassFixture<AdmissionTests.LimitedDaemon>, IDisposable
 {
     private const int MaxConcurrentScenarios = 4;
@@ -35,7 +36,7 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
     /// </summary>
     private static ScenarioSpec Holding(string transport = "uds", int subscribers = 1, int payloadBytes = 64) =>
         Specs.Stream(transport, publishers: 1, subscribers: subscribers, duration: null, payloadBytes: payloadBytes)
-            .With(s => { s.RatePerPublisher = 1000; s.WaitStrategy = WaitStrategy.Block; });
+            .Paced(1000);
 
     [Fact]
     public async Task FiftyConcurrentStarts_AdmitExactlyTheConcurrencyLimit_AndRefuseTheRestAsResourceExhausted()
@@ -87,7 +88,7 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
         }
 
         // Slots free again once scenarios end.
-        var next = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(300)));
+        var next = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(300)).Paced());
         new ScenarioExpectations(next, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
     }
 
@@ -108,7 +109,7 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
             holders.Add(await daemon.StartScenarioAsync(Holding()));
         }
 
-        var shortRun = Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(200));
+        var shortRun = Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(200)).Paced();
         var current = await daemon.StartScenarioAsync(shortRun);
         try
         {
@@ -150,16 +151,16 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
         await NothingRunningAsync();
         var first = await daemon.StartScenarioAsync(Holding(subscribers: 3));
 
-        var e = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(Specs.Stream("tcp", publishers: 1, subscribers: 2, duration: null)));
+        var e = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(Specs.Stream("tcp", publishers: 1, subscribers: 2, duration: null).Paced()));
         Assert.Equal(StatusCode.ResourceExhausted, e.StatusCode);
         Assert.Equal($"this scenario needs 2 agent processes and running scenarios hold 3; at most {MaxAgents} may run at once (IpcBench:MaxAgents)", e.Status.Detail);
 
         // In-process scenarios start no agents and still fit.
-        var inProcess = await daemon.RunScenarioAsync(Specs.Stream("channels", publishers: 1, subscribers: 2, Specs.Milliseconds(300)));
+        var inProcess = await daemon.RunScenarioAsync(Specs.Stream("channels", publishers: 1, subscribers: 2, Specs.Milliseconds(300)).Paced());
         Assert.Equal(ScenarioState.Completed, inProcess.State);
 
         await daemon.StopScenarioAsync(first.Id);
-        var next = await daemon.RunScenarioAsync(Specs.Stream("tcp", publishers: 1, subscribers: 2, Specs.Milliseconds(300)));
+        var next = await daemon.RunScenarioAsync(Specs.Stream("tcp", publishers: 1, subscribers: 2, Specs.Milliseconds(300)).Paced());
         new ScenarioExpectations(next, daemon).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
     }
 
@@ -175,7 +176,7 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
     {
         var daemon = _daemon;
         await NothingRunningAsync();
-        var spec = Specs.Stream(transport, publishers: 1, subscribers: 1, duration: null, payloadBytes: payloadBytes);
+        var spec = Specs.Stream(transport, publishers: 1, subscribers: 1, duration: null, payloadBytes: payloadBytes).Paced();
 
         for (int i = 0; i < fitting; i++)
         {
@@ -194,9 +195,9 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
         }
 
         // Freed again once they end; transports without shared memory never count against it.
-        var again = await daemon.RunScenarioAsync(Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Milliseconds(300), payloadBytes: payloadBytes));
+        var again = await daemon.RunScenarioAsync(Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Milliseconds(300), payloadBytes: payloadBytes).Paced());
         new ScenarioExpectations(again, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
-        var uds = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(300)));
+        var uds = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(300)).Paced());
         Assert.Equal(ScenarioState.Completed, uds.State);
     }
 
@@ -207,7 +208,7 @@ public sealed class AdmissionTests(AdmissionTests.LimitedDaemon limited, ITestOu
         await using var daemon = await InProcessDaemon.StartAsync();
         using var log = daemon.LogTo(output);
         // 64 publishers, each with a segment for 64 subscribers' queues of 64 MiB messages: hundreds of GiB.
-        var huge = Specs.Stream("iceoryx2", publishers: 64, subscribers: 64, duration: null, payloadBytes: 64 * 1024 * 1024);
+        var huge = Specs.Stream("iceoryx2", publishers: 64, subscribers: 64, duration: null, payloadBytes: 64 * 1024 * 1024).Paced();
 
         var e = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(huge));
         output.WriteLine(e.Status.Detail);

@@ -7,7 +7,7 @@ namespace IpcBench.Daemon.Tests;
 /// The runtime settings the daemon gives its agents (AgentLauncher): a small gen0 budget and dynamic PGO instrumenting
 /// our code rather than the framework's precompiled code; a value the daemon's own environment sets is kept.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class AgentEnvironmentTests
 {
     private const string Pgo = "DOTNET_TieredPGO_InstrumentOnlyHotCode";
@@ -36,7 +36,7 @@ public sealed class AgentEnvironmentTests
     /// <summary>An agent's environment as the kernel holds it (/proc/PID/environ), read while its scenario runs.</summary>
     private static async Task<Dictionary<string, string>> AgentEnvironmentAsync(DaemonProcess daemon)
     {
-        var started = await daemon.StartScenarioAsync(Specs.Stream("uds", 1, 1, duration: null, warmup: Specs.Milliseconds(100)));
+        var started = await daemon.StartScenarioAsync(Specs.Stream("uds", 1, 1, duration: null, warmup: Specs.Milliseconds(100)).Paced());
         try
         {
             await daemon.WaitForStateAsync(started.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));

@@ -8,7 +8,7 @@ namespace IpcBench.Daemon.Tests;
 /// Agents export their own spans to the daemon's collector, inside the scenario's trace: they get the daemon's OTEL_*
 /// settings (inherited, or handed on where they came from appsettings) and the traceparent of the span launching them.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class AgentTelemetryTests(ITestOutputHelper output)
 {
     [Fact]
@@ -23,7 +23,7 @@ public sealed class AgentTelemetryTests(ITestOutputHelper output)
         }))
         {
             using var log = daemon.LogTo(output);
-            await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 2, Specs.Seconds(0.3), Specs.Seconds(0.2)));
+            await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 2, Specs.Seconds(0.3), Specs.Seconds(0.2)).Paced());
             // Agents flush when they exit; the daemon's batch goes out within its schedule delay.
             await Poll.UntilAsync(
                 () => Spans(collector).Count(s => s.Service == "ipcbench-agent" && s.Name == "agent") == 2

@@ -6,9 +6,10 @@ namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// The command line as a shell sees it: exit codes, what goes to stdout and stderr, and where `run` writes. Parsing
-/// itself is CliTests' (in process); these start the real executables, because the process is the point.
+/// itself is CliTests' (in process); these start the real executables, because the process is the point. The process,
+/// not its figures: `run` is paced with BLOCK waits, so nothing spins and the class can run in the light lane.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class CliProcessTests(ITestOutputHelper output) : IDisposable
 {
     private static readonly TimeSpan Quick = TimeSpan.FromSeconds(60);
@@ -92,7 +93,8 @@ public sealed class CliProcessTests(ITestOutputHelper output) : IDisposable
         var workingDirectory = Path.Combine(_directory, "shell");
         Directory.CreateDirectory(workingDirectory);
         var (exitCode, stdout, stderr) = await RunAsync(RepoLayout.DaemonExecutable,
-            ["run", "--transports", "channels", "--payloads", "8", "--duration", "200ms", "--warmup", "0s", "--out", "rel/out", .. Settings()],
+            ["run", "--transports", "channels", "--payloads", "8", "--duration", "200ms", "--warmup", "0s", "--rate", "2000", "--wait", "block",
+             "--out", "rel/out", .. Settings()],
             TimeSpan.FromSeconds(120), workingDirectory);
 
         Assert.True(exitCode == 0, $"exit code {exitCode}\n{stderr}");
@@ -113,7 +115,8 @@ public sealed class CliProcessTests(ITestOutputHelper output) : IDisposable
         // ignored, and .NET, as shells do, keeps an inherited SIG_IGN; the user at a terminal has it delivered.
         var start = StartInfo("env",
             ["--default-signal=INT", RepoLayout.DaemonExecutable,
-                "run", "--transports", "channels", "--payloads", "8,64,1024", "--duration", "3s", "--warmup", "0s", "--out", results, .. Settings()], null);
+                "run", "--transports", "channels", "--payloads", "8,64,1024", "--duration", "3s", "--warmup", "0s", "--rate", "2000", "--wait", "block",
+                "--out", results, .. Settings()], null);
         using var process = log.Start(start);
         try
         {

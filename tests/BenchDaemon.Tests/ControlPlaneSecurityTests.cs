@@ -15,7 +15,7 @@ namespace IpcBench.Daemon.Tests;
 /// start-up refusals that name the option to fix. Each test starts its own daemon with the settings under test; the
 /// refusals are started together (<see cref="SecurityRefusals"/>).
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class ControlPlaneSecurityTests(SecurityRefusals refusals, ITestOutputHelper output) : IDisposable, IClassFixture<SecurityRefusals>
 {
     private const string TokenVariable = "IPCBENCH_CONTROL_TOKEN";

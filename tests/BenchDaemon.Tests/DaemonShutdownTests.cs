@@ -10,7 +10,7 @@ namespace IpcBench.Daemon.Tests;
 /// SIGTERM is how systemd, docker and a user's Ctrl-C stop the daemon: scenarios running then must end STOPPED with
 /// their results (the agents' link outlives the stopping of the scenarios), and a restarted daemon lists them the same.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class DaemonShutdownTests(ITestOutputHelper output) : IDisposable
 {
     private readonly DaemonDirectory _state = new("shutdown");

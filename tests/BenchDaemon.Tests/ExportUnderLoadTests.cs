@@ -9,9 +9,10 @@ namespace IpcBench.Daemon.Tests;
 /// <summary>
 /// A lab user's script exports results while other scenarios start and finish: once, on the hand-written server, an
 /// ExportScenarios after ~23 back-to-back scenarios never answered. Every call here must answer within its bound.
-/// A property of the control plane and the store, so on the in-process host, its scenarios on in-process channels.
+/// A property of the control plane and the store, so on the in-process host, its scenarios on in-process channels,
+/// paced (<see cref="Specs.Paced"/>): they churn starts and finishes, not the CPU.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class ExportUnderLoadTests(ITestOutputHelper output)
 {
     private const int Exports = 1000;
@@ -36,7 +37,7 @@ public sealed class ExportUnderLoadTests(ITestOutputHelper output)
         {
             while (!done.IsCancellationRequested)
             {
-                var scenario = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(200)));
+                var scenario = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(200)).Paced());
                 lock (finished)
                 {
                     finished.Add(scenario.Id);

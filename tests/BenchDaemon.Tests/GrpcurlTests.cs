@@ -5,9 +5,12 @@ using Xunit.Abstractions;
 
 namespace IpcBench.Daemon.Tests;
 
-/// <summary>The daemon as its users drive it: with the real grpcurl, through server reflection.</summary>
-[Collection(DaemonCollection.Name)]
-public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) : IDisposable
+/// <summary>
+/// The daemon as its users drive it: with the real grpcurl, through server reflection. What it checks is the control
+/// plane's answers, not the figures, so every scenario is paced with BLOCK waits and the class runs in the light lane.
+/// </summary>
+[Collection(LightCollection.Name)]
+public sealed class GrpcurlTests(LightDaemon shared, ITestOutputHelper output) : IClassFixture<LightDaemon>, IDisposable
 {
     private readonly DaemonProcess _daemon = shared.Daemon;
     private readonly IDisposable _log = shared.Daemon.LogTo(output);
@@ -40,7 +43,7 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
     public async Task ExportScenarios_AsJsonAndCsv_AndCompareScenarios_AsTheReadmeShowsThem()
     {
         // Two runs side by side; started one after the other, so the second is the newer.
-        var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(1)).With(s => s.RatePerPublisher = 20_000);
+        var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(1)).Paced();
         var startedFirst = await _daemon.StartScenarioAsync(spec);
         var startedSecond = await _daemon.StartScenarioAsync(spec);
         var first = await _daemon.WaitUntilFinishedAsync(startedFirst.Id, TimeSpan.FromSeconds(60));
@@ -105,11 +108,7 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
     [GrpcurlFact]
     public async Task ExportScenarios_AsHdrLog_HoldsEveryLatencyTheScenarioReported()
     {
-        var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(2)).With(s =>
-        {
-            s.RatePerPublisher = 5_000;
-            s.Mode = Mode.RoundTrip;
-        });
+        var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(2)).Paced().With(s => s.Mode = Mode.RoundTrip);
         var scenario = await _daemon.RunScenarioAsync(spec);
 
         using var response = JsonDocument.Parse(await GrpcurlAsync(["-d", $$"""{"ids":["{{scenario.Id}}"],"format":"EXPORT_FORMAT_HDR_LOG"}"""],
@@ -126,7 +125,7 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
     [GrpcurlFact]
     public async Task StartScenario_FromJson_ReturnsAnId_AndTheScenarioRuns()
     {
-        var stdout = await GrpcurlAsync(["-d", """{"spec":{"transport":"uds","publishers":1,"subscribers":1,"payload_bytes":8,"duration":"1s"}}"""],
+        var stdout = await GrpcurlAsync(["-d", """{"spec":{"transport":"uds","publishers":1,"subscribers":1,"payload_bytes":8,"duration":"1s","rate_per_publisher":2000,"wait_strategy":"WAIT_STRATEGY_BLOCK"}}"""],
             "ipcbench.v1.BenchControl/StartScenario");
 
         using var json = JsonDocument.Parse(stdout);
@@ -166,10 +165,11 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
             Assert.Contains("uds", transports.RootElement.GetProperty("transports").EnumerateArray().Select(t => t.GetProperty("id").GetString()));
         }
 
-        // A timed run, watched until it ends.
+        // A timed run, watched until it ends. Three snapshots need it to outlast a watch tick (1 s) after the watch
+        // starts: its warmup and duration take 2.5 s whatever the rate.
         string id;
         using (var started = JsonDocument.Parse(await GrpcurlAsync(
-            ["-d", """{"spec":{"transport":"uds","publishers":2,"subscribers":2,"payload_bytes":1024,"duration":"2s","warmup":"500ms","rate_per_publisher":5000}}"""],
+            ["-d", """{"spec":{"transport":"uds","publishers":2,"subscribers":2,"payload_bytes":1024,"duration":"2s","warmup":"500ms","rate_per_publisher":2000,"wait_strategy":"WAIT_STRATEGY_BLOCK"}}"""],
             "ipcbench.v1.BenchControl/StartScenario")))
         {
             id = started.RootElement.GetProperty("id").GetString()!;
@@ -199,7 +199,7 @@ public sealed class GrpcurlTests(SharedDaemon shared, ITestOutputHelper output) 
         // A soak run: no duration, runs until stopped; StopScenario answers with the result.
         string soak;
         using (var started = JsonDocument.Parse(await GrpcurlAsync(
-            ["-d", """{"spec":{"transport":"tcp","publishers":1,"subscribers":2,"payload_bytes":512,"rate_per_publisher":2000}}"""],
+            ["-d", """{"spec":{"transport":"tcp","publishers":1,"subscribers":2,"payload_bytes":512,"rate_per_publisher":2000,"wait_strategy":"WAIT_STRATEGY_BLOCK"}}"""],
             "ipcbench.v1.BenchControl/StartScenario")))
         {
             soak = started.RootElement.GetProperty("id").GetString()!;

@@ -11,15 +11,17 @@ namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// `run --daemons` as a user runs it against a lab: real daemons on loopback, each with its own runtime directory and
-/// database, and BenchDaemon run as a process. Short rate-limited suites, so nothing spins on the shared 2 cores.
+/// database, and BenchDaemon run as a process. Its verdicts are about the lab's plumbing, not its figures, so every
+/// suite is paced with BLOCK waits (channels would yield by default, spinning as it waits): nothing spins, and the
+/// class runs in the light lane beside the measuring one.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class LabRunTests(ITestOutputHelper output) : IDisposable
 {
     private const string Token = "lab-token-0123456789abcdef";
 
     private static readonly string[] ShortSuite =
-        ["--transports", "channels,uds", "--payloads", "8", "--duration", "300ms", "--warmup", "0s", "--repetitions", "3", "--rate", "2000"];
+        ["--transports", "channels,uds", "--payloads", "8", "--duration", "300ms", "--warmup", "0s", "--repetitions", "3", "--rate", "2000", "--wait", "block"];
 
     private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "lab-" + Guid.NewGuid().ToString("N")[..10]);
 
@@ -110,7 +112,7 @@ public sealed class LabRunTests(ITestOutputHelper output) : IDisposable
 
         var (exitCode, stdout, log) = await RunAsync(
             ["run", "--daemons", $"{first.Address},{second.Address}", "--transports", "channels", "--payloads", "8,64,1024", "--duration", "3s", "--warmup", "0s",
-             "--rate", "2000", "--out", Path.Combine(_directory, "interrupted")],
+             "--rate", "2000", "--wait", "block", "--out", Path.Combine(_directory, "interrupted")],
             async (process, _) =>
             {
                 await WaitForSuiteAsync(first, s => s.State == SuiteState.Running);
@@ -145,7 +147,7 @@ public sealed class LabRunTests(ITestOutputHelper output) : IDisposable
             Token = Token,
             TrustedCertificate = trusted,
         });
-        string[] suite = ["--transports", "channels", "--payloads", "8", "--duration", "200ms", "--warmup", "0s", "--rate", "2000"];
+        string[] suite = ["--transports", "channels", "--payloads", "8", "--duration", "200ms", "--warmup", "0s", "--rate", "2000", "--wait", "block"];
 
         var (exitCode, stdout, log) = await RunAsync(
             ["run", "--daemons", daemon.Address, "--ca-file", certificate, "--token-file", tokenFile, .. suite, "--out", Path.Combine(_directory, "tls")]);

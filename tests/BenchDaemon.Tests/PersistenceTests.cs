@@ -11,9 +11,10 @@ namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// Results that survive: real daemons on one database, stopped with SIGTERM or killed with SIGKILL mid-run, and
-/// started again. Each test has its own runtime directory and database, removed at the end.
+/// started again. Each test has its own runtime directory and database, removed at the end. Every scenario is paced
+/// (<see cref="Specs.Paced"/>): what survives a restart is the point, not how fast it ran.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
 {
     private static readonly HttpClient Http = new() { Timeout = TimeSpan.FromSeconds(20) };
@@ -44,9 +45,9 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         {
             using var log = first.LogTo(output);
             // Started one after the other (their creation order is what the listing below pages by), run side by side.
-            var startedUds = await first.StartScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(1)));
-            var startedChannels = await first.StartScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(500)));
-            var soak = await first.StartScenarioAsync(Specs.Stream("uds", 1, 1, duration: null).With(s => s.RatePerPublisher = 5000));
+            var startedUds = await first.StartScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(1)).Paced());
+            var startedChannels = await first.StartScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(500)).Paced());
+            var soak = await first.StartScenarioAsync(Specs.Stream("uds", 1, 1, duration: null).Paced(5000));
             uds = await first.WaitUntilFinishedAsync(startedUds.Id, TimeSpan.FromSeconds(30));
             channels = await first.WaitUntilFinishedAsync(startedChannels.Id, TimeSpan.FromSeconds(30));
             await first.WaitForStateAsync(soak.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
@@ -82,7 +83,7 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         Assert.Equal([uds.Id], await IdsAsync(second, new ListScenariosRequest { CreatedBefore = channels.CreatedAt }));
 
         // A scenario the new daemon runs is listed first, beside the stored ones.
-        var fresh = await second.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(300)));
+        var fresh = await second.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(300)).Paced());
         Assert.Equal([fresh.Id, stopped.Id, channels.Id, uds.Id], await IdsAsync(second, new ListScenariosRequest()));
 
         // The series survived too, one point per tick.
@@ -90,7 +91,8 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         var record = Assert.Single(JsonParser.Default.Parse<ScenarioExport>(export.Content).Scenarios);
         Assert.True(record.Series.Count >= 1, export.Content);
         Assert.Equal(uds, record.Scenario);
-        // uds subscribers are agents: both roles' CPU is in the series (the daemon's publisher spins or blocks, never 0 s).
+        // uds subscribers are agents: both roles' CPU is in the series. The daemon's is never 0 over a tick, paced as its
+        // publisher is: its whole process (gRPC, the tick, a send every 0.5 ms) by getrusage, to the microsecond.
         Assert.All(record.Series, p => Assert.True(p.DaemonCpuPercent > 0 && p.AgentsCpuPercent >= 0, p.ToString()));
 
         // And the per-second latency histograms: the .hlog export of the stored scenarios holds what they reported.
@@ -166,11 +168,10 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
             using var log = first.LogTo(output);
             // Completion without loss is what the restart must keep: a few hundred milliseconds of traffic show it. Run
             // beside the soaks below, so that both sets of agents start together; it must end before the crash.
-            var finishing = Cases.RunAsync(first, transports.ToDictionary(t => t, t => Specs.Stream(t, 1, 2, Specs.Milliseconds(300))));
+            var finishing = Cases.RunAsync(first, transports.ToDictionary(t => t, t => Specs.Stream(t, 1, 2, Specs.Milliseconds(300)).Paced()));
             running = await Cases.AllAsync(transports, async transport =>
             {
-                var started = await first.StartScenarioAsync(Specs.Stream(transport, 1, 2, duration: null)
-                    .With(s => { s.RatePerPublisher = 5000; s.WaitStrategy = WaitStrategy.Block; }));
+                var started = await first.StartScenarioAsync(Specs.Stream(transport, 1, 2, duration: null).Paced(5000));
                 // Past the first tick, so the database holds a running snapshot with stats and a series point.
                 await first.WaitForAsync(started.Id, s => s.State == ScenarioState.Running && s.LastInterval is not null, TimeSpan.FromSeconds(30), "to run a tick");
                 return started.Id;
@@ -231,7 +232,7 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         Assert.False(Directory.Exists(killedRuntime), $"the killed daemon's runtime directory {killedRuntime} (its sockets) survived the restart");
 
         // And every transport works on the restarted daemon.
-        var next = await Cases.RunAsync(second, transports.ToDictionary(t => t, t => Specs.Stream(t, 1, 2, Specs.Milliseconds(300))));
+        var next = await Cases.RunAsync(second, transports.ToDictionary(t => t, t => Specs.Stream(t, 1, 2, Specs.Milliseconds(300)).Paced()));
         foreach (var (transport, scenario) in next)
         {
             checks.Check(transport, new ScenarioExpectations(scenario, second).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify);
@@ -250,7 +251,7 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         await using var daemon = await DaemonProcess.StartAsync(Setup with { DatabasePath = Path.Combine(blocker, "scenarios.db") });
         using var log = daemon.LogTo(output);
 
-        var result = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(500)));
+        var result = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(500)).Paced());
 
         new ScenarioExpectations(result, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
         Assert.Contains("cannot be opened", result.StorageError, StringComparison.Ordinal);
@@ -274,7 +275,7 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
             using var log = first.LogTo(output);
             for (int i = 0; i < 3; i++)
             {
-                ids.Add((await first.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(200)))).Id);
+                ids.Add((await first.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Milliseconds(200)).Paced())).Id);
             }
         }
 
@@ -290,7 +291,7 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
     {
         await using var daemon = await DaemonProcess.StartAsync(Setup);
         using var log = daemon.LogTo(output);
-        var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(1)).With(s => s.RatePerPublisher = 20_000);
+        var spec = Specs.Stream("uds", 1, 1, Specs.Seconds(1)).Paced();
         // Side by side: a comparison reads two finished records, whenever they ran.
         var runs = await Cases.RunAsync(daemon, new Dictionary<string, ScenarioSpec> { ["baseline"] = spec, ["candidate"] = spec.With(s => s.PayloadBytes = 128) });
         var (baseline, candidate) = (runs["baseline"], runs["candidate"]);
@@ -318,7 +319,7 @@ public sealed class PersistenceTests(ITestOutputHelper output) : IDisposable
         Assert.Equal(StatusCode.NotFound, unknown.StatusCode);
         Assert.Equal("candidate_id: no scenario 'ffffffffffff'", unknown.Status.Detail);
 
-        var soak = await daemon.StartScenarioAsync(Specs.Stream("channels", 1, 1, duration: null).With(s => s.RatePerPublisher = 1000));
+        var soak = await daemon.StartScenarioAsync(Specs.Stream("channels", 1, 1, duration: null).Paced(1000));
         var notFinished = await Assert.ThrowsAsync<RpcException>(() => daemon.CompareScenariosAsync(new CompareScenariosRequest { BaselineId = soak.Id, CandidateId = baseline.Id }));
         Assert.Equal(StatusCode.FailedPrecondition, notFinished.StatusCode);
         Assert.StartsWith("baseline_id: ", notFinished.Status.Detail, StringComparison.Ordinal);

@@ -8,11 +8,11 @@ namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// Scenarios pinned to CPUs, raised to SCHED_FIFO and with memory locked, read back from /proc of the real daemon and
-/// agent threads while they run. Every scenario here is rate-limited and short: nothing spins, least of all at a
-/// realtime priority.
+/// agent threads while they run. Every scenario here is short, paced and waits by blocking: nothing spins, least of all
+/// at a realtime priority, so the class runs in the light lane.
 /// </summary>
-[Collection(DaemonCollection.Name)]
-public sealed class PlacementScenarioTests(SharedDaemon shared, ITestOutputHelper output) : IDisposable
+[Collection(LightCollection.Name)]
+public sealed class PlacementScenarioTests(LightDaemon shared, ITestOutputHelper output) : IClassFixture<LightDaemon>, IDisposable
 {
     private static readonly TimeSpan ThreadTimeout = TimeSpan.FromSeconds(20);
 
@@ -34,10 +34,9 @@ public sealed class PlacementScenarioTests(SharedDaemon shared, ITestOutputHelpe
 
     private static ScenarioSpec RateLimited(string transport, int publisherCpu, int subscriberCpu) =>
         Specs.Stream(transport, publishers: 1, subscribers: 1, Specs.Seconds(2), Specs.Milliseconds(200))
+            .Paced()
             .With(s =>
             {
-                s.RatePerPublisher = 2000;
-                s.WaitStrategy = WaitStrategy.Block;
                 s.PublisherCpus = publisherCpu.ToString(System.Globalization.CultureInfo.InvariantCulture);
                 s.SubscriberCpus = subscriberCpu.ToString(System.Globalization.CultureInfo.InvariantCulture);
             });

@@ -10,7 +10,7 @@ namespace IpcBench.Daemon.Tests;
 /// request refused: no console or page error, every chart kind present, every dataset of every chart laid out by
 /// Chart.js; the screenshot and the file are kept in TestResults/report/.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class ReportBrowserTests(ITestOutputHelper output)
 {
     private static readonly string[] ChartKinds = ["throughput", "bandwidth", "latency", "cpu", "spread", "strip", "published", "timeline"];

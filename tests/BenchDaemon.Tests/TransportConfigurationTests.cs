@@ -19,7 +19,7 @@ namespace IpcBench.Daemon.Tests;
 /// Transport settings are daemon configuration (IpcBench:SharedMemoryDirectory, IpcBench:Transports:&lt;id&gt;), checked
 /// at start-up; the daemon resolves each subscriber's set-up once and agents use it as sent.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class TransportConfigurationTests(ITestOutputHelper output)
 {
     public static TheoryData<string, string[]> Refusals => new()
@@ -93,7 +93,7 @@ public sealed class TransportConfigurationTests(ITestOutputHelper output)
                 "--IpcBench:Transports:shm-ring:MaxSlots=1048576");
             using var log = daemon.LogTo(output);
 
-            var running = await daemon.StartScenarioAsync(Specs.Stream("shm-ring", publishers: 1, subscribers: 1, duration: null));
+            var running = await daemon.StartScenarioAsync(Specs.Stream("shm-ring", publishers: 1, subscribers: 1, duration: null).Paced());
             await daemon.WaitForStateAsync(running.Id, ScenarioState.Running, TimeSpan.FromSeconds(60));
             var rings = Directory.GetFiles(directory, $"ipcbench.ring.{daemon.Pid}.*");
             Assert.Single(rings);

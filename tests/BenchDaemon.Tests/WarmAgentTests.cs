@@ -9,9 +9,10 @@ namespace IpcBench.Daemon.Tests;
 /// <summary>
 /// Agents kept warm between scenarios (IpcBench:WarmAgentIdleSeconds): handed on across transports, counted in each
 /// result, never after a failure, gone after their idle time, and flat in descriptors, threads and heap over many
-/// scenarios. The other tests start fresh agents for every scenario (TestDefaults).
+/// scenarios. The other tests start fresh agents for every scenario (TestDefaults). Every scenario is paced
+/// (<see cref="Specs.Paced"/>): what agents hold and when they leave does not depend on how fast they ran.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class WarmAgentTests(ITestOutputHelper output)
 {
     private static readonly HttpClient Http = new() { Timeout = TimeSpan.FromSeconds(10) };
@@ -57,7 +58,7 @@ public sealed class WarmAgentTests(ITestOutputHelper output)
 
         // The warm agents serve an open-ended scenario; one of them is killed: the scenario fails, and the survivor,
         // whose scenario did not end well, is not handed on.
-        var spec = Specs.Stream("uds", publishers: 1, subscribers: 2, duration: null, warmup: TimeSpan.Zero);
+        var spec = Specs.Stream("uds", publishers: 1, subscribers: 2, duration: null, warmup: TimeSpan.Zero).Paced();
         var started = await daemon.StartScenarioAsync(spec);
         await daemon.WaitForStateAsync(started.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
         ProcessTree.Signal(Pids(warm)[0], ProcessTree.SigKill);
@@ -74,10 +75,10 @@ public sealed class WarmAgentTests(ITestOutputHelper output)
     /// idle: from /proc, descriptors other than loaded code (a transport's first scenario loads its assemblies) and
     /// threads other than the runtime's own (its pools grow and shrink by themselves); from their final report
     /// (/metrics), the live heap after the full collection that ends every scenario. It climbs by ~1 MiB an agent over
-    /// the first 25 or so scenarios, then by 0-16 KB a scenario (three runs: +0.1, +0.4, +0.6 MiB for the pair between
-    /// scenarios 31-40 and 51-60; its cause is not yet found, docs/how-it-measures.md): the last ten readings must not
-    /// exceed those of scenarios 31-40 by more than 1 MiB an agent, which a leak of 50 KB a scenario (a latency
-    /// histogram is 270 KB) does.
+    /// the first 25 or so scenarios, then by 0-16 KB a scenario (three closed-loop runs: +0.1, +0.4, +0.6 MiB for the
+    /// pair between scenarios 31-40 and 51-60; its cause is not yet found, docs/how-it-measures.md): the last ten
+    /// readings must not exceed those of scenarios 31-40 by more than 1 MiB an agent, which a leak of 50 KB a scenario
+    /// (a latency histogram is 270 KB) does.
     /// </summary>
     [Fact]
     public async Task ManyScenariosThroughOneWarmPair_LeaveTheirDescriptorsThreadsAndLiveHeapFlat()
@@ -123,7 +124,7 @@ public sealed class WarmAgentTests(ITestOutputHelper output)
                 var start = new ProcessStartInfo(RepoLayout.DaemonExecutable) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
                 // The shipped default, not TestDefaults' fresh agents.
                 start.Environment.Remove("IpcBench__WarmAgentIdleSeconds");
-                string[] arguments = ["run", "--transports", "uds,tcp", "--payloads", "8", "--duration", "200ms", "--warmup", "0s", "--out", results,
+                string[] arguments = ["run", "--transports", "uds,tcp", "--payloads", "8", "--duration", "200ms", "--warmup", "0s", "--rate", "2000", "--wait", "block", "--out", results,
                     $"--IpcBench:RuntimeDirectory={Path.Combine(directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(directory, "scenarios.db")}"];
                 foreach (var argument in fresh ? [.. arguments, "--fresh-agents"] : arguments)
                 {
@@ -155,7 +156,7 @@ public sealed class WarmAgentTests(ITestOutputHelper output)
 
     private static async Task<Scenario> RunAsync(DaemonProcess daemon, string transport, TimeSpan? duration = null)
     {
-        var spec = Specs.Stream(transport, publishers: 1, subscribers: 2, duration: duration ?? TimeSpan.FromMilliseconds(300), warmup: TimeSpan.Zero);
+        var spec = Specs.Stream(transport, publishers: 1, subscribers: 2, duration: duration ?? TimeSpan.FromMilliseconds(300), warmup: TimeSpan.Zero).Paced();
         var done = await daemon.RunScenarioAsync(spec, TimeSpan.FromSeconds(60));
         Assert.True(done.State == ScenarioState.Completed, daemon.Describe(done));
         Assert.True(done.Stats is { MessagesReceived: > 0, MessagesLost: 0, MessagesCorrupted: 0, MessagesDuplicated: 0 }, daemon.Describe(done));

@@ -8,7 +8,7 @@ namespace IpcBench.Daemon.Tests.Infrastructure;
 /// transport concurrently rather than one after another. Its tests leave it as they found it: nothing running when
 /// they end.
 /// </summary>
-public sealed class ConcurrentDaemon : IAsyncLifetime
+public sealed class ConcurrentDaemon : SharedDaemonFixture
 {
     /// <summary>The most scenarios a test may run at once on it.</summary>
     public const int MaxCases = 8;
@@ -19,22 +19,7 @@ public sealed class ConcurrentDaemon : IAsyncLifetime
     /// </summary>
     public const int MaxConcurrentScenarios = 2 * MaxCases;
 
-    private DaemonProcess? _daemon;
-
-    internal DaemonProcess Daemon => _daemon ?? throw new InvalidOperationException("The concurrent daemon is not running.");
-
-    public async Task InitializeAsync() => _daemon = await DaemonProcess.StartAsync(
+    private protected override Task<DaemonProcess> StartAsync() => DaemonProcess.StartAsync(
         TestDefaults.CodeFinalAtFirstCall,
-        string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxPublishers={SharedDaemon.MaxPublishers}"),
-        string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxSubscribers={SharedDaemon.MaxSubscribers}"),
-        string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxPayloadBytes={SharedDaemon.MaxPayloadBytes}"),
-        string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxConcurrentScenarios={MaxConcurrentScenarios}"));
-
-    public async Task DisposeAsync()
-    {
-        if (_daemon is not null)
-        {
-            await _daemon.DisposeAsync();
-        }
-    }
+        [.. SharedDaemon.Limits, string.Create(CultureInfo.InvariantCulture, $"--IpcBench:MaxConcurrentScenarios={MaxConcurrentScenarios}")]);
 }

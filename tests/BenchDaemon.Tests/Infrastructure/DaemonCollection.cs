@@ -15,22 +15,32 @@ public sealed class DaemonCollection : ICollectionFixture<SharedDaemon>
 /// One daemon for the tests that leave it as they found it (nothing running when they end). Tests that kill or stop
 /// processes start their own <see cref="DaemonProcess"/>.
 /// </summary>
-public sealed class SharedDaemon : IAsyncLifetime
+public sealed class SharedDaemon : SharedDaemonFixture
 {
     /// <summary>Limits lower than the defaults, so validation tests know them and see configuration take effect.</summary>
     public const int MaxPublishers = 8;
     public const int MaxSubscribers = 6;
     public const int MaxPayloadBytes = 1024 * 1024;
 
-    private DaemonProcess? _daemon;
-
-    internal DaemonProcess Daemon => _daemon ?? throw new InvalidOperationException("The shared daemon is not running.");
-
-    public async Task InitializeAsync() => _daemon = await DaemonProcess.StartAsync(
-        TestDefaults.CodeFinalAtFirstCall,
+    /// <summary>The limits above as configuration, for every fixture that shares them.</summary>
+    public static readonly string[] Limits =
+    [
         $"--IpcBench:MaxPublishers={MaxPublishers}",
         $"--IpcBench:MaxSubscribers={MaxSubscribers}",
-        $"--IpcBench:MaxPayloadBytes={MaxPayloadBytes}");
+        $"--IpcBench:MaxPayloadBytes={MaxPayloadBytes}",
+    ];
+
+    private protected override Task<DaemonProcess> StartAsync() => DaemonProcess.StartAsync(TestDefaults.CodeFinalAtFirstCall, Limits);
+}
+
+/// <summary>A daemon process started once for the tests that share it, and stopped after the last of them.</summary>
+public abstract class SharedDaemonFixture : IAsyncLifetime
+{
+    private DaemonProcess? _daemon;
+
+    internal DaemonProcess Daemon => _daemon ?? throw new InvalidOperationException($"{GetType().Name}'s daemon is not running.");
+
+    public async Task InitializeAsync() => _daemon = await StartAsync();
 
     public async Task DisposeAsync()
     {
@@ -39,4 +49,6 @@ public sealed class SharedDaemon : IAsyncLifetime
             await _daemon.DisposeAsync();
         }
     }
+
+    private protected abstract Task<DaemonProcess> StartAsync();
 }

@@ -182,10 +182,7 @@ public sealed class SharedInProcessDaemon : IAsyncLifetime
 
     internal InProcessDaemon Daemon => _daemon ?? throw new InvalidOperationException("The in-process daemon is not running.");
 
-    public async Task InitializeAsync() => _daemon = await InProcessDaemon.StartAsync(
-        $"--IpcBench:MaxPublishers={SharedDaemon.MaxPublishers}",
-        $"--IpcBench:MaxSubscribers={SharedDaemon.MaxSubscribers}",
-        $"--IpcBench:MaxPayloadBytes={SharedDaemon.MaxPayloadBytes}");
+    public async Task InitializeAsync() => _daemon = await InProcessDaemon.StartAsync(SharedDaemon.Limits);
 
     public async Task DisposeAsync()
     {

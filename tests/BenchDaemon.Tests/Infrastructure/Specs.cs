@@ -36,6 +36,16 @@ internal static class Specs
         return copy;
     }
 
+    /// <summary>
+    /// <paramref name="spec"/> offered at <paramref name="ratePerPublisher"/> with BLOCK waits (which every transport
+    /// offers): it neither spins nor saturates the machine, as <see cref="LightCollection"/>'s tests must not.
+    /// </summary>
+    public static ScenarioSpec Paced(this ScenarioSpec spec, double ratePerPublisher = 2000) => spec.With(s =>
+    {
+        s.RatePerPublisher = ratePerPublisher;
+        s.WaitStrategy = WaitStrategy.Block;
+    });
+
     public static TimeSpan Seconds(double seconds) => TimeSpan.FromSeconds(seconds);
 
     public static TimeSpan Milliseconds(double milliseconds) => TimeSpan.FromMilliseconds(milliseconds);
