@@ -1,10 +1,13 @@
 using System.Globalization;
+using IpcBench.V1;
 
 namespace IpcBench.Soak;
 
 /// <param name="Duration">Measured time of each transport's scenario (of all of them together with <paramref name="Parallel"/>).</param>
 /// <param name="Transports">Transports to soak; empty: every transport the daemon reports available.</param>
 /// <param name="Parallel">Run every transport's scenario at once instead of one after another.</param>
+/// <param name="RatePerPublisher">Messages a second each publisher offers; null: closed loop (as fast as the subscribers take them).</param>
+/// <param name="Wait">The subscribers' wait strategy on every transport (all offer BLOCK); null: each transport's default.</param>
 public sealed record SoakOptions(
     TimeSpan Duration,
     IReadOnlyList<string> Transports,
@@ -12,7 +15,9 @@ public sealed record SoakOptions(
     int PayloadBytes,
     string? JsonPath,
     string DaemonPath,
-    TimeSpan? WarmupOverride = null)
+    TimeSpan? WarmupOverride = null,
+    double? RatePerPublisher = null,
+    WaitStrategy? Wait = null)
 {
     public const int Publishers = 2;
     public const int Subscribers = 4;
@@ -29,6 +34,8 @@ public sealed record SoakOptions(
         string? json = null;
         string? daemon = null;
         TimeSpan? warmup = null;
+        double? rate = null;
+        WaitStrategy? wait = null;
         for (int i = 0; i < args.Count; i++)
         {
             string arg = args[i];
@@ -55,6 +62,23 @@ public sealed record SoakOptions(
                 case "--warmup":
                     warmup = ParseDuration(Value());
                     break;
+                case "--rate":
+                    // Only a number here: its range is the daemon's rule (rate_per_publisher), refused by name when out of it.
+                    string rateText = Value();
+                    rate = double.TryParse(rateText, NumberStyles.AllowDecimalPoint, CultureInfo.InvariantCulture, out double perSecond)
+                        ? perSecond
+                        : throw new ArgumentException($"--rate: '{rateText}' is not messages a second per publisher (e.g. 2000)");
+                    break;
+                case "--wait":
+                    string waitText = Value();
+                    wait = waitText.ToLowerInvariant() switch
+                    {
+                        "spin" => WaitStrategy.Spin,
+                        "yield" => WaitStrategy.Yield,
+                        "block" => WaitStrategy.Block,
+                        _ => throw new ArgumentException($"--wait: '{waitText}' is not spin, yield or block"),
+                    };
+                    break;
                 case "--daemon":
                     daemon = Value();
                     break;
@@ -76,7 +100,9 @@ public sealed record SoakOptions(
             payload,
             json,
             daemon ?? DefaultDaemonPath(),
-            warmup);
+            warmup,
+            rate,
+            wait);
     }
 
     /// <summary>"90s", "5m", "1h", "1500ms" or plain seconds; from 5 s (anything shorter has no first and last tenth worth comparing) to 7 days.</summary>

@@ -98,7 +98,8 @@ public sealed class SoakReport
     {
         var md = new StringBuilder();
         // InvariantGlobalization (Directory.Build.props): numbers format the same everywhere.
-        md.AppendLine($"## Soak: {SoakOptions.Publishers}:{SoakOptions.Subscribers} ALL_TO_ALL, {Options.PayloadBytes} B FULL, closed loop, " +
+        md.AppendLine($"## Soak: {SoakOptions.Publishers}:{SoakOptions.Subscribers} ALL_TO_ALL, {Options.PayloadBytes} B FULL, " +
+            $"{(Options.RatePerPublisher is { } rate ? $"{rate:0.##} msg/s per publisher" : "closed loop")}, " +
             $"{Options.Duration.TotalSeconds:0} s measured after {Options.Warmup.TotalSeconds:0} s warmup per transport{(Options.Parallel ? ", all transports at once" : ", one transport after another")}");
         md.AppendLine();
         md.AppendLine("| transport | wait | msg/s first tenth | msg/s last tenth | last/first | lost | daemon RSS | daemon GC heap | agents RSS | agents GC heap | agents alloc/s | agent fds | daemon fds | /dev/shm before → peak → after |");
@@ -132,7 +133,15 @@ public sealed class SoakReport
 
     public string ToJson() => JsonSerializer.Serialize(new
     {
-        options = new { durationSeconds = Options.Duration.TotalSeconds, warmupSeconds = Options.Warmup.TotalSeconds, Options.Parallel, Options.PayloadBytes },
+        options = new
+        {
+            durationSeconds = Options.Duration.TotalSeconds,
+            warmupSeconds = Options.Warmup.TotalSeconds,
+            Options.Parallel,
+            Options.PayloadBytes,
+            Options.RatePerPublisher,
+            wait = Options.Wait?.ToString(),
+        },
         passed = Passed,
         daemonPid = DaemonPid,
         before = Before,

@@ -249,6 +249,16 @@ public sealed partial class SoakSession : IAsyncDisposable
             Mode = Mode.Stream,
             Name = "soak",
         };
+        if (_options.RatePerPublisher is { } rate)
+        {
+            spec.RatePerPublisher = rate;
+        }
+
+        if (_options.Wait is { } wait)
+        {
+            spec.WaitStrategy = wait;
+        }
+
         var before = MachineSample.Take(_daemon.Id);
         var started = await _control.StartScenarioAsync(new() { Spec = spec }, deadline: Deadline());
         Progress($"{transport}: scenario {started.Id} started ({SoakOptions.Publishers}:{SoakOptions.Subscribers} ALL_TO_ALL, {_options.PayloadBytes} B FULL, " +
