@@ -146,11 +146,11 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
         await using var daemon = await DaemonProcess.StartAsync("--IpcBench:MetricsRecentScenarios=1");
         using var log = daemon.LogTo(output);
         // In-process scenarios: which series a scenario leaves does not depend on its transport.
-        var first = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)));
+        var first = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)).Paced());
         var before = MetricsText.Parse(await Http.GetStringAsync(daemon.MetricsUrl));
         Assert.Contains(before.Samples, s => s.Label("scenario") == first.Id && s.Name == "ipcbench_latency_seconds_count");
 
-        var second = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)));
+        var second = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)).Paced());
         // The second is exported as finished once its run has wound down, shortly after its final state.
         var after = before;
         await Poll.UntilAsync(() =>
@@ -215,7 +215,7 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
             await using (var daemon = await DaemonProcess.StartAsync($"--IpcBench:JsonLogFile={file}"))
             {
                 using var log = daemon.LogTo(output);
-                var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 2, Specs.Seconds(0.3)));
+                var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 2, Specs.Seconds(0.3)).Paced());
                 new ScenarioExpectations(result, daemon).CompletedWithoutLoss(2).Verify();
                 id = result.Id;
                 Assert.True(await daemon.TerminateAsync(TimeSpan.FromSeconds(10)), "the daemon did not stop on SIGTERM");
@@ -265,7 +265,7 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
             {
                 using var log = daemon.LogTo(output);
                 // In process: the levels are the daemon's own configuration, agents add nothing to it.
-                var result = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)));
+                var result = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(0.2)).Paced());
                 new ScenarioExpectations(result, daemon).CompletedWithoutLoss(1).Verify();
                 Assert.True(await daemon.TerminateAsync(TimeSpan.FromSeconds(10)), "the daemon did not stop on SIGTERM");
             }
@@ -325,7 +325,7 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
         }))
         {
             using var log = daemon.LogTo(output);
-            var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3), Specs.Seconds(0.2)));
+            var result = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Seconds(0.3), Specs.Seconds(0.2)).Paced());
             id = result.Id;
             await daemon.ListTransportsAsync();
             // Until the periodic exports have carried the last call and the runtime metrics (instead of a fixed wait);
@@ -391,7 +391,7 @@ public sealed class ObservabilityTests(SharedDaemon shared, ITestOutputHelper ou
             UseShellExecute = false,
         };
         // Starting the process alone takes longer than the few refused connections asked for below.
-        foreach (var argument in (string[])["run", "--transports", "uds", "--payloads", "64", "--duration", "500ms", "--warmup", "0s",
+        foreach (var argument in (string[])["run", "--transports", "uds", "--payloads", "64", "--duration", "500ms", "--warmup", "0s", "--rate", "2000", "--wait", "block",
             "--out", Path.Combine(directory, "out"), $"--IpcBench:RuntimeDirectory={Path.Combine(directory, "runtime")}", $"--IpcBench:MetricsAddress=127.0.0.1:{port}",
             $"--IpcBench:DatabasePath={Path.Combine(directory, "scenarios.db")}"])
         {

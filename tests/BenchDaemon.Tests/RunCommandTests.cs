@@ -64,7 +64,7 @@ public sealed class RunCommandTests(ITestOutputHelper output) : IDisposable
     [Fact]
     public async Task Run_WithBaseline_PrintsTheComparison_AndABadBaselineFailsNamingTheOption()
     {
-        string[] common = ["run", "--transports", "channels", "--payloads", "64,1024", "--duration", "300ms", "--warmup", "0s",
+        string[] common = ["run", "--transports", "channels", "--payloads", "64,1024", "--duration", "300ms", "--warmup", "0s", "--rate", "2000", "--wait", "block",
             $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}"];
         var first = Path.Combine(_directory, "first");
         var (firstExit, _, firstLog) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120), [.. common, "--out", first]);
