@@ -17,7 +17,7 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
     public async Task WithoutDuration_RunsUntilStopScenario_ThenIsStoppedWithStats()
     {
         var daemon = shared.Daemon;
-        var started = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: null));
+        var started = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: null).Paced());
         Assert.Null(started.Spec.Duration);
         await daemon.WaitForStateAsync(started.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
 
@@ -43,7 +43,7 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
     public async Task StopRightAfterStart_EndsStopped_NotFailed_AndLeavesNoAgents()
     {
         var daemon = shared.Daemon;
-        var started = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 3, duration: null));
+        var started = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 3, duration: null).Paced());
         var stopped = await daemon.StopScenarioAsync(started.Id);
 
         new ScenarioExpectations(stopped, daemon)
@@ -60,7 +60,7 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
     {
         await using var daemon = await DaemonProcess.StartAsync();
         using var log = daemon.LogTo(output);
-        var started = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: TimeSpan.FromSeconds(60)));
+        var started = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: TimeSpan.FromSeconds(60)).Paced());
         await daemon.WaitForStateAsync(started.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
         var agents = daemon.Agents();
         Assert.True(agents.Count == 2, $"Expected the daemon to have 2 agent children, found: {string.Join("; ", agents)}.\n{daemon.Output.Describe()}");
@@ -80,7 +80,7 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
         await Poll.UntilAsync(() => daemon.Agents().Count == 0, TimeSpan.FromSeconds(10),
             () => $"agents still running after the scenario failed: {string.Join("; ", daemon.Agents())}\n{daemon.Output.Describe()}");
 
-        var next = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, Specs.Milliseconds(300)));
+        var next = await daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, Specs.Milliseconds(300)).Paced());
         new ScenarioExpectations(next, daemon).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
     }
 

@@ -96,7 +96,7 @@ public sealed class WatchScenarioTests(SharedDaemon shared, ITestOutputHelper ou
     [Fact]
     public async Task WatchScenario_OfAFinishedScenario_SendsItsFinalSnapshotAndEnds()
     {
-        var finished = await _daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(200)));
+        var finished = await _daemon.RunScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 1, Specs.Milliseconds(200)).Paced());
 
         var snapshots = new List<Scenario>();
         await foreach (var snapshot in _daemon.WatchScenarioAsync(finished.Id))
