@@ -273,14 +273,14 @@ public sealed class SuiteContractTests(SuiteContractTests.Fixture shared, ITestO
     }
 
     /// <summary>
-    /// <see cref="Matrix"/> as <see cref="Specs.Paced"/> offers a scenario: 2,000 msg/s per publisher with BLOCK waits.
+    /// <see cref="Matrix"/> as <see cref="Specs.Paced"/> offers a scenario: <see cref="Specs.PacedRate"/> per publisher with BLOCK waits.
     /// Matrix itself stays closed loop at channels' default wait for OfferedLoadContractTests, which sets its own rates
     /// and reads the resolved wait in its labels.
     /// </summary>
     private static SuiteSpec PacedMatrix(int[] payloads, double seconds, int repetitions)
     {
         var spec = Matrix(payloads, seconds, repetitions);
-        spec.RatePerPublisher = 2000;
+        spec.RatePerPublisher = Specs.PacedRate;
         spec.WaitStrategies.Add(WaitStrategy.Block);
         return spec;
     }

@@ -36,11 +36,14 @@ internal static class Specs
         return copy;
     }
 
+    /// <summary>What <see cref="Paced"/> offers per publisher unless told: enough traffic for every contract, little CPU.</summary>
+    public const double PacedRate = 2000;
+
     /// <summary>
     /// <paramref name="spec"/> offered at <paramref name="ratePerPublisher"/> with BLOCK waits (which every transport
     /// offers): it neither spins nor saturates the machine, as <see cref="LightCollection"/>'s tests must not.
     /// </summary>
-    public static ScenarioSpec Paced(this ScenarioSpec spec, double ratePerPublisher = 2000) => spec.With(s =>
+    public static ScenarioSpec Paced(this ScenarioSpec spec, double ratePerPublisher = PacedRate) => spec.With(s =>
     {
         s.RatePerPublisher = ratePerPublisher;
         s.WaitStrategy = WaitStrategy.Block;
