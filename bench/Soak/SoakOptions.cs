@@ -8,6 +8,8 @@ namespace IpcBench.Soak;
 /// <param name="Parallel">Run every transport's scenario at once instead of one after another.</param>
 /// <param name="RatePerPublisher">Messages a second each publisher offers; null: closed loop (as fast as the subscribers take them).</param>
 /// <param name="Wait">The subscribers' wait strategy on every transport (all offer BLOCK); null: each transport's default.</param>
+/// <param name="Publishers">Publishers of each transport's ALL_TO_ALL scenario.</param>
+/// <param name="Subscribers">Subscribers (one agent each) of each transport's scenario.</param>
 public sealed record SoakOptions(
     TimeSpan Duration,
     IReadOnlyList<string> Transports,
@@ -17,11 +19,10 @@ public sealed record SoakOptions(
     string DaemonPath,
     TimeSpan? WarmupOverride = null,
     double? RatePerPublisher = null,
-    WaitStrategy? Wait = null)
+    WaitStrategy? Wait = null,
+    int Publishers = 2,
+    int Subscribers = 4)
 {
-    public const int Publishers = 2;
-    public const int Subscribers = 4;
-
     /// <summary>Long enough for the JIT and pools to settle before anything is measured; short soaks stay short.</summary>
     public TimeSpan Warmup => WarmupOverride ?? TimeSpan.FromSeconds(Math.Clamp(Duration.TotalSeconds / 10, 5, 60));
 
@@ -36,6 +37,7 @@ public sealed record SoakOptions(
         TimeSpan? warmup = null;
         double? rate = null;
         WaitStrategy? wait = null;
+        (int publishers, int subscribers) = (2, 4);
         for (int i = 0; i < args.Count; i++)
         {
             string arg = args[i];
@@ -79,6 +81,17 @@ public sealed record SoakOptions(
                         _ => throw new ArgumentException($"--wait: '{waitText}' is not spin, yield or block"),
                     };
                     break;
+                case "--topology":
+                    // Only the form here: how many publishers and subscribers a scenario may have is the daemon's rule.
+                    string topology = Value();
+                    string[] sides = topology.Split(':');
+                    if (sides.Length != 2 || !int.TryParse(sides[0], NumberStyles.None, CultureInfo.InvariantCulture, out publishers)
+                        || !int.TryParse(sides[1], NumberStyles.None, CultureInfo.InvariantCulture, out subscribers))
+                    {
+                        throw new ArgumentException($"--topology: '{topology}' is not PUBLISHERS:SUBSCRIBERS (e.g. 2:4)");
+                    }
+
+                    break;
                 case "--daemon":
                     daemon = Value();
                     break;
@@ -102,7 +115,9 @@ public sealed record SoakOptions(
             daemon ?? DefaultDaemonPath(),
             warmup,
             rate,
-            wait);
+            wait,
+            publishers,
+            subscribers);
     }
 
     /// <summary>"90s", "5m", "1h", "1500ms" or plain seconds; from 5 s (anything shorter has no first and last tenth worth comparing) to 7 days.</summary>

@@ -63,7 +63,7 @@ public sealed class SoakReport
 
             if (r.HasAgents)
             {
-                yield return LiveHeap($"{r.Transport}: agents", SoakOptions.Subscribers, r.AgentsLiveFirst, r.AgentsLiveLast, r.LiveHeapSeconds);
+                yield return LiveHeap($"{r.Transport}: agents", Options.Subscribers, r.AgentsLiveFirst, r.AgentsLiveLast, r.LiveHeapSeconds);
                 yield return new($"{r.Transport}: agents' descriptors did not grow", r.AgentDescriptorsLast <= r.AgentDescriptorsFirst,
                     Invariant($"{r.AgentDescriptorsFirst} -> {r.AgentDescriptorsLast}"));
             }
@@ -98,7 +98,7 @@ public sealed class SoakReport
     {
         var md = new StringBuilder();
         // InvariantGlobalization (Directory.Build.props): numbers format the same everywhere.
-        md.AppendLine($"## Soak: {SoakOptions.Publishers}:{SoakOptions.Subscribers} ALL_TO_ALL, {Options.PayloadBytes} B FULL, " +
+        md.AppendLine($"## Soak: {Options.Publishers}:{Options.Subscribers} ALL_TO_ALL, {Options.PayloadBytes} B FULL, " +
             $"{(Options.RatePerPublisher is { } rate ? $"{rate:0.##} msg/s per publisher" : "closed loop")}, " +
             $"{Options.Duration.TotalSeconds:0} s measured after {Options.Warmup.TotalSeconds:0} s warmup per transport{(Options.Parallel ? ", all transports at once" : ", one transport after another")}");
         md.AppendLine();
@@ -141,6 +141,8 @@ public sealed class SoakReport
             Options.PayloadBytes,
             Options.RatePerPublisher,
             wait = Options.Wait?.ToString(),
+            Options.Publishers,
+            Options.Subscribers,
         },
         passed = Passed,
         daemonPid = DaemonPid,

@@ -12,7 +12,7 @@ namespace IpcBench.Soak;
 public sealed class SoakSetupException(string message) : Exception(message);
 
 /// <summary>
-/// One soak: a daemon of its own (private runtime directory and ports), a 2:4 ALL_TO_ALL scenario per transport, a
+/// One soak: a daemon of its own (private runtime directory and ports), an ALL_TO_ALL scenario (2:4 unless told) per transport, a
 /// sample a second of the scenario's rate and of the daemon's and agents' memory and descriptors, then the verdict.
 /// </summary>
 public sealed partial class SoakSession : IAsyncDisposable
@@ -239,8 +239,8 @@ public sealed partial class SoakSession : IAsyncDisposable
         var spec = new ScenarioSpec
         {
             Transport = transport,
-            Publishers = SoakOptions.Publishers,
-            Subscribers = SoakOptions.Subscribers,
+            Publishers = _options.Publishers,
+            Subscribers = _options.Subscribers,
             PayloadBytes = _options.PayloadBytes,
             // No duration: it runs until the soak has read the live heaps a window apart, then stops it.
             Warmup = Duration.FromTimeSpan(_options.Warmup),
@@ -260,11 +260,28 @@ public sealed partial class SoakSession : IAsyncDisposable
         }
 
         var before = MachineSample.Take(_daemon.Id);
-        var started = await _control.StartScenarioAsync(new() { Spec = spec }, deadline: Deadline());
-        Progress($"{transport}: scenario {started.Id} started ({SoakOptions.Publishers}:{SoakOptions.Subscribers} ALL_TO_ALL, {_options.PayloadBytes} B FULL, " +
+        StartScenarioResponse started;
+        try
+        {
+            started = await _control.StartScenarioAsync(new() { Spec = spec }, deadline: Deadline());
+        }
+        catch (RpcException e) when (e.StatusCode == StatusCode.InvalidArgument && OptionOf(e.Status.Detail) is { } option)
+        {
+            // The daemon's rule, under the option that set the field it names.
+            throw new ArgumentException($"{option}: {e.Status.Detail}", e);
+        }
+
+        Progress($"{transport}: scenario {started.Id} started ({_options.Publishers}:{_options.Subscribers} ALL_TO_ALL, {_options.PayloadBytes} B FULL, " +
             $"{started.Scenario.Spec.WaitStrategy}, {_options.Warmup.TotalSeconds:0} s warmup + {_options.Duration.TotalSeconds:0} s)");
         return new ScenarioTracker(started.Scenario, crossProcess, _options.Duration, _options.Warmup, before);
     }
+
+    private static string? OptionOf(string refusal) =>
+        refusal.StartsWith("spec.publishers", StringComparison.Ordinal) || refusal.StartsWith("spec.subscribers", StringComparison.Ordinal) ? "--topology"
+        : refusal.StartsWith("spec.rate_per_publisher", StringComparison.Ordinal) ? "--rate"
+        : refusal.StartsWith("spec.payload_bytes", StringComparison.Ordinal) ? "--payload"
+        : refusal.StartsWith("spec.wait_strategy", StringComparison.Ordinal) ? "--wait"
+        : null;
 
     private async Task SampleUntilFinishedAsync(IReadOnlyList<ScenarioTracker> trackers)
     {
