@@ -20,8 +20,34 @@ public sealed partial class PlacementMoveScenarioTests(SharedDaemon shared, ITes
 
     public void Dispose() => _log.Dispose();
 
+    /// <remarks>
+    /// A run the machine disturbed cannot tell whether the rule works: with others taking 63.8 % of the machine while it
+    /// measured (a Chromium test of the other lane, 2026-11-29), the seconds before the move fell as low as those after
+    /// it, and no step was flagged. Such a run is done again, as a suite does a cell too noisy to judge (at most
+    /// <see cref="Scenarios.SuiteRun.MaxNoiseRetries"/> times, noise above <see cref="Model.ValidityRules.DefaultNoiseLimitPercent"/> %);
+    /// the last run must flag the step whatever its noise, and a clean run that does not flag it fails at once.
+    /// </remarks>
     [Fact]
     public async Task ASubscriberThreadMovedOntoThePublishersCpu_MidRun_IsFlaggedByItsSeriesStep()
+    {
+        for (int attempt = 0; ; attempt++)
+        {
+            var (result, seen) = await RunAndMoveAsync();
+            var moved = result.Stats.Validity.SingleOrDefault(v => v.Kind == ValidityKind.PlacementMoved);
+            bool flagged = moved is not null && moved.Detail.Contains("series step: msg/s went from ", StringComparison.Ordinal);
+            string why = $"no series step flagged; noise while measuring {result.Stats.NoisePercent:0.#} % of the machine; msg/s seen: {string.Join(" | ", seen)}";
+            if (!flagged && attempt < Scenarios.SuiteRun.MaxNoiseRetries && result.Stats.NoisePercent > Model.ValidityRules.DefaultNoiseLimitPercent)
+            {
+                output.WriteLine($"attempt {attempt + 1}: {why}; again");
+                continue;
+            }
+
+            Assert.True(flagged, why);
+            return;
+        }
+    }
+
+    private async Task<(Scenario Result, List<string> Seen)> RunAndMoveAsync()
     {
         var allowed = AllowedCpus.OfThisProcess().Allowed.Cpus;
         Assert.True(allowed.Count >= 2, $"this test moves a thread between two CPUs; the test process may use {allowed.Count}");
@@ -59,11 +85,7 @@ public sealed partial class PlacementMoveScenarioTests(SharedDaemon shared, ITes
         output.WriteLine(string.Join(" | ", seen));
         output.WriteLine(string.Join("; ", result.Stats.Validity.Select(v => $"{v.Kind}: {v.Detail}")));
         Assert.Equal(ScenarioState.Completed, result.State);
-        var moved = result.Stats.Validity.SingleOrDefault(v => v.Kind == ValidityKind.PlacementMoved);
-        // On a machine others keep busy the spinning threads barely run on either side of the move, and there is no
-        // step to see: the failure says so rather than pass on nothing.
-        Assert.True(moved is not null && moved.Detail.Contains("series step: msg/s went from ", StringComparison.Ordinal),
-            $"no series step flagged; noise while measuring {result.Stats.NoisePercent:0.#} % of the machine; msg/s seen: {string.Join(" | ", seen)}");
+        return (result, seen);
     }
 
     [LibraryImport("libc", EntryPoint = "sched_setaffinity", SetLastError = true)]
