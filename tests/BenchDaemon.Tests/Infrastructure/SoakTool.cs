@@ -16,8 +16,14 @@ internal static class SoakTool
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         };
-        foreach (var argument in (IEnumerable<string>)[.. nice == 0 ? [] : (string[])["-n", nice.ToString(CultureInfo.InvariantCulture), "dotnet"],
-            RepoLayout.SoakTool, .. arguments, "--daemon", RepoLayout.DaemonExecutable])
+        if (nice != 0)
+        {
+            start.ArgumentList.Add("-n");
+            start.ArgumentList.Add(nice.ToString(CultureInfo.InvariantCulture));
+            start.ArgumentList.Add("dotnet");
+        }
+
+        foreach (var argument in arguments.Prepend(RepoLayout.SoakTool).Append("--daemon").Append(RepoLayout.DaemonExecutable))
         {
             start.ArgumentList.Add(argument);
         }
