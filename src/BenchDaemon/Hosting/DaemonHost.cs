@@ -47,7 +47,11 @@ public static class DaemonHost
         builder.Services.AddSingleton<IValidateOptions<DaemonOptions>, ControlPlaneOptionsValidator>();
         builder.Services.AddSingleton<IValidateOptions<DaemonOptions>, TransportSettingsValidator>();
         builder.Services.AddSingleton<ControlPlaneSecurity>();
-        builder.Services.Configure<HostOptions>(host => host.ShutdownTimeout = TimeSpan.FromSeconds(5));
+        // SIGTERM's stops and final writes take a second or two, but longer on a busy machine: with 5 s, a daemon stopping
+        // five scenarios beside a loaded CI run gave up, cut its WatchScenario streams before their final snapshots and
+        // lost a result's write (2026-11-29). 12 s still ends within the grace periods of deploy/ (compose and k8s 15 s,
+        // systemd 20 s) before their SIGKILL.
+        builder.Services.Configure<HostOptions>(host => host.ShutdownTimeout = TimeSpan.FromSeconds(12));
         builder.Services.AddSingleton(services => TransportRegistry.CreateDefault(services.GetRequiredService<IOptions<DaemonOptions>>().Value.TransportSettings()));
         builder.Services.AddSingleton<RuntimeDirectory>();
         builder.Services.AddSingleton<AgentDirectory>();
