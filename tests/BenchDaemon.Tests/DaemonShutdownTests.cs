@@ -48,17 +48,23 @@ public sealed class DaemonShutdownTests(ITestOutputHelper output) : IDisposable
             }
 
             // Watching through the shutdown, as a user's grpcurl would: the last snapshot each stream sends is the result.
+            // The SIGTERM goes once every stream has its first snapshot: a watch whose call had not yet reached the daemon
+            // when it began to stop would be refused as any new call then is, which is not watching through the shutdown.
             using var watching = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+            var first = ids.ToDictionary(id => id, _ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously));
             var watches = ids.Select(async id =>
             {
                 Scenario? last = null;
                 await foreach (var snapshot in daemon.WatchScenarioAsync(id, watching.Token))
                 {
                     last = snapshot;
+                    first[id].TrySetResult();
                 }
 
                 return last;
             }).ToList();
+            // A stream that ends or fails before its first snapshot is awaited below and reports why.
+            await Task.WhenAll(ids.Select((id, i) => Task.WhenAny(first[id].Task, watches[i])));
 
             Assert.True(await daemon.TerminateAsync(TimeSpan.FromSeconds(15)), $"the daemon did not stop on SIGTERM\n{daemon.Output.Describe()}");
             Assert.Equal(0, daemon.ExitCode);
