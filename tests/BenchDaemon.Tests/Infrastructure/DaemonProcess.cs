@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
@@ -147,6 +148,7 @@ internal sealed class DaemonProcess : DaemonClient, IAsyncDisposable
             }
 
             var process = output.Start(start);
+            RecordOwner(process.Id);
             var daemon = new DaemonProcess(process, output, port, metricsPort, runtimeBase, databasePath, settings);
             try
             {
@@ -217,6 +219,30 @@ internal sealed class DaemonProcess : DaemonClient, IAsyncDisposable
 
         throw new TimeoutException($"The daemon did not answer health checks within {StartTimeout.TotalSeconds:0} s (last: {last?.Message}).\n{Output.Describe()}");
     }
+
+    /// <summary>
+    /// bench/test-cpu.sh's map from a daemon's pid to the test class (or fixture) that started it, so process accounting
+    /// can charge each class its daemons' and their agents' CPU. Only when IPCBENCH_TEST_DAEMON_MAP names a file.
+    /// </summary>
+    private static void RecordOwner(int pid)
+    {
+        if (Environment.GetEnvironmentVariable("IPCBENCH_TEST_DAEMON_MAP") is not { Length: > 0 } map)
+        {
+            return;
+        }
+
+        // The synchronous part of the test's (or fixture's) call is still on the stack: its frame names the class.
+        var owner = new StackTrace().GetFrames().Select(f => f.GetMethod()?.DeclaringType)
+            .Select(t => t?.DeclaringType is { } outer && t.Name.StartsWith('<') ? outer : t)
+            .FirstOrDefault(t => t is not null && t != typeof(DaemonProcess) && t.Namespace?.StartsWith("IpcBench.Daemon.Tests", StringComparison.Ordinal) == true);
+        lock (MapLock)
+        {
+            string name = owner is null ? "unknown" : owner.DeclaringType is { } declaring ? $"{declaring.Name}.{owner.Name}" : owner.Name;
+            File.AppendAllText(map, string.Create(CultureInfo.InvariantCulture, $"{pid} {name}\n"));
+        }
+    }
+
+    private static readonly Lock MapLock = new();
 
     /// <summary>Live BenchAgent processes the daemon started.</summary>
     public IReadOnlyList<ProcessEntry> Agents() => [.. ProcessTree.Children(Pid).Where(p => p.IsAgent)];
