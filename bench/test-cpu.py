@@ -38,8 +38,10 @@ for r in records:
     count[r['comm']] += 1
 print('CPU-s by command: ' + ', '.join(f'{c} {v:.0f} ({count[c]})' for c, v in by_command.most_common(6)))
 
-idle = [int(l.split()[14]) for l in open(sys.argv[3]).readlines()[2:] if len(l.split()) > 14]
-runnable = [int(l.split()[0]) for l in open(sys.argv[3]).readlines()[2:] if len(l.split()) > 14]
+samples = [line.split() for line in open(sys.argv[3]).readlines()[2:]]
+samples = [f for f in samples if len(f) > 14]
+idle = [int(f[14]) for f in samples]
+runnable = [int(f[0]) for f in samples]
 if idle:
     print(f'vmstat: idle {sum(idle) / len(idle):.0f} % and {sum(runnable) / len(runnable):.1f} threads runnable on average')
 

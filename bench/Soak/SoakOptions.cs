@@ -20,9 +20,14 @@ public sealed record SoakOptions(
     TimeSpan? WarmupOverride = null,
     double? RatePerPublisher = null,
     WaitStrategy? Wait = null,
-    int Publishers = 2,
-    int Subscribers = 4)
+    int Publishers = SoakOptions.DefaultPublishers,
+    int Subscribers = SoakOptions.DefaultSubscribers)
 {
+    /// <summary>The topology when --topology is not given: 2:4, fan-in and fan-out at once.</summary>
+    public const int DefaultPublishers = 2;
+
+    public const int DefaultSubscribers = 4;
+
     /// <summary>Long enough for the JIT and pools to settle before anything is measured; short soaks stay short.</summary>
     public TimeSpan Warmup => WarmupOverride ?? TimeSpan.FromSeconds(Math.Clamp(Duration.TotalSeconds / 10, 5, 60));
 
@@ -37,7 +42,7 @@ public sealed record SoakOptions(
         TimeSpan? warmup = null;
         double? rate = null;
         WaitStrategy? wait = null;
-        (int publishers, int subscribers) = (2, 4);
+        (int publishers, int subscribers) = (DefaultPublishers, DefaultSubscribers);
         for (int i = 0; i < args.Count; i++)
         {
             string arg = args[i];
