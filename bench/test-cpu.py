@@ -39,7 +39,8 @@ for r in records:
 print('CPU-s by command: ' + ', '.join(f'{c} {v:.0f} ({count[c]})' for c, v in by_command.most_common(6)))
 
 samples = [line.split() for line in open(sys.argv[3]).readlines()[2:]]
-samples = [f for f in samples if len(f) > 14]
+# vmstat repeats its two header lines every screenful: only the numeric rows are samples.
+samples = [f for f in samples if len(f) > 14 and f[0].isdigit()]
 idle = [int(f[14]) for f in samples]
 runnable = [int(f[0]) for f in samples]
 if idle:

@@ -7,10 +7,12 @@ namespace IpcBench.Daemon.Tests;
 /// <summary>
 /// Scenarios on the transports whose subscribers run in BenchAgent processes, started and read through gRPC. Each test
 /// runs its case on every such transport at once (a daemon admitting that many), so their waits overlap; every
-/// transport's result is checked on its own and named when it fails, and none may pick up another's processes.
+/// transport's result is checked on its own and named when it fails, and none may pick up another's processes. Agents
+/// stay warm from test to test (<see cref="WarmConcurrentDaemon"/>): a case may be served by an agent an earlier one
+/// started, as a user's daemon does it.
 /// </summary>
 [Collection(DaemonCollection.Name)]
-public sealed class CrossProcessScenarioTests(ConcurrentDaemon fixture, ITestOutputHelper output) : IClassFixture<ConcurrentDaemon>, IDisposable
+public sealed class CrossProcessScenarioTests(WarmConcurrentDaemon fixture, ITestOutputHelper output) : IClassFixture<WarmConcurrentDaemon>, IDisposable
 {
     private readonly DaemonProcess _daemon = fixture.Daemon;
     private readonly IDisposable _log = fixture.Daemon.LogTo(output);

@@ -12,11 +12,11 @@ namespace IpcBench.Daemon.Tests;
 /// 60 s, because a fresh daemon's own memory grows for its first half minute or more (RssAnon 24 -> 32 MiB in 25 s of a
 /// 2,000 msg/s uds soak, then +1 MiB in the next 35 s) and longer on a busy machine: counted from 30 s, the leaking
 /// daemon's native memory read +11.2 MiB over 20 s beside the other lane's tests (2026-11-29), +3.5 and +5.9 MiB of
-/// the 8 MiB floor alone. These tests wait, in the light lane (<see cref="LightCollection"/>), so the minutes cost no
-/// time. The churning daemon is not held to the rule. Each run prints every resource's fitted change, so the margins
+/// the 8 MiB floor alone. These tests wait, in a lane of their own (<see cref="WaitCollection"/>), so the minutes cost
+/// no time. The churning daemon is not held to the rule. Each run prints every resource's fitted change, so the margins
 /// are in the test's output.
 /// </summary>
-[Collection(LightCollection.Name)]
+[Collection(WaitCollection.Name)]
 public sealed class SoakAgentTests(ITestOutputHelper output)
 {
     private const string HeapVariable = "IPCBENCH_TEST_AGENT_HEAP";

@@ -4,16 +4,16 @@ using IpcBench.Daemon.Tests.Infrastructure;
 namespace IpcBench.Daemon.Tests;
 
 /// <summary>
-/// The assembly runs two lanes side by side (AssemblyInfo.cs): a test class in neither would be a third lane of its own,
+/// The assembly runs three lanes side by side (AssemblyInfo.cs): a test class in none of them would be a lane of its own,
 /// running beside tests that spin and measure.
 /// </summary>
 [Collection(LightCollection.Name)]
 public sealed class TestLaneTests
 {
     [Fact]
-    public void EveryTestClass_IsInTheDaemonLaneOrTheLightLane()
+    public void EveryTestClass_IsInTheDaemonLightOrWaitLane()
     {
-        var lanes = new[] { DaemonCollection.Name, LightCollection.Name };
+        var lanes = new[] { DaemonCollection.Name, LightCollection.Name, WaitCollection.Name };
         var testClasses = typeof(TestLaneTests).Assembly.GetTypes()
             .Where(t => t.GetMethods().Any(m => m.GetCustomAttributes<FactAttribute>(inherit: true).Any()))
             .ToList();
@@ -27,12 +27,12 @@ public sealed class TestLaneTests
     }
 
     [Fact]
-    public void TheAssembly_RunsAtMostTwoCollectionsAtOnce()
+    public void TheAssembly_RunsAtMostThreeCollectionsAtOnce()
     {
         var behavior = typeof(TestLaneTests).Assembly.GetCustomAttribute<CollectionBehaviorAttribute>();
         Assert.NotNull(behavior);
-        Assert.Equal(2, behavior.MaxParallelThreads);
-        Assert.False(behavior.DisableTestParallelization, "with parallelization off the two lanes run one after the other");
+        Assert.Equal(3, behavior.MaxParallelThreads);
+        Assert.False(behavior.DisableTestParallelization, "with parallelization off the lanes run one after the other");
     }
 
     // xunit 2 keeps a collection's name only as its attribute's constructor argument.

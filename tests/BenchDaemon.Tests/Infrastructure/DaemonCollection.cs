@@ -2,8 +2,8 @@ namespace IpcBench.Daemon.Tests.Infrastructure;
 
 /// <summary>
 /// The tests that start processes which spin, measure or count: the machine may have two cores, so one at a time, with
-/// only <see cref="LightCollection"/>'s lane beside them (not DisableParallelization, which would run this lane after
-/// the other instead of beside it).
+/// only <see cref="LightCollection"/>'s and <see cref="WaitCollection"/>'s lanes beside them (not DisableParallelization,
+/// which would run the lanes one after the other instead of side by side).
 /// </summary>
 [CollectionDefinition(Name)]
 public sealed class DaemonCollection : ICollectionFixture<SharedDaemon>
