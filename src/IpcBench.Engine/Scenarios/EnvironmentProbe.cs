@@ -9,9 +9,19 @@ namespace IpcBench.Daemon.Scenarios;
 /// The machine a scenario ran on, as its result reports it: where its hot loops ran and what relates those CPUs, and
 /// the clock its latencies are read with.
 /// </summary>
+/// <remarks>
+/// One probe per pair of CPUs at a time in the process (<see cref="MeasureShared"/>): a scenario that starts while the
+/// same pair is being probed takes that probe's figure, of the same CPUs at the same moment. Scenarios that start
+/// together used to probe together: eight pairs of threads pinned to the same two CPUs, each pair's figure measuring the
+/// others, and each spinning while it waited for its CPUs. In a CPU-bound test run the probes' threads took ~155 of its
+/// 948 CPU-s, and 22 of the 33 CPU-s of a daemon running eight scenarios at a time (perf, 2026-11-29). Not one probe
+/// after another: while a queue of them ran, the scenarios already started waited for their peers, agents spinning.
+/// </remarks>
 internal static class EnvironmentProbe
 {
     private static readonly TimeSpan ProbeTime = TimeSpan.FromMilliseconds(30);
+
+    private static readonly Dictionary<(int, int), Lazy<CoreToCoreProbe.Result?>> InFlight = [];
 
     /// <summary><see cref="Read"/> on a thread of its own: it pins and spins (<see cref="OffThePool"/>).</summary>
     public static Task<RunEnvironment> ReadAsync(ResolvedSpec spec) => OffThePool.RunAsync(() => Read(spec));
@@ -19,13 +29,47 @@ internal static class EnvironmentProbe
     /// <summary><see cref="ProbeAgain"/> on a thread of its own.</summary>
     public static Task<long?> ProbeAgainAsync(ResolvedSpec spec) => OffThePool.RunAsync(() => ProbeAgain(spec));
 
+    /// <summary>
+    /// The probe of CPUs <paramref name="coreA"/> and <paramref name="coreB"/>, or the one of the same pair already under
+    /// way (its callers block, on threads of their own, until it ends).
+    /// </summary>
+    private static CoreToCoreProbe.Result? MeasureShared(int coreA, int coreB)
+    {
+        Lazy<CoreToCoreProbe.Result?>? probe;
+        bool mine;
+        lock (InFlight)
+        {
+            mine = !InFlight.TryGetValue((coreA, coreB), out probe);
+            if (mine)
+            {
+                probe = new Lazy<CoreToCoreProbe.Result?>(() => CoreToCoreProbe.Measure(ProbeTime, coreA, coreB));
+                InFlight[(coreA, coreB)] = probe;
+            }
+        }
+
+        try
+        {
+            return probe!.Value;
+        }
+        finally
+        {
+            if (mine)
+            {
+                lock (InFlight)
+                {
+                    InFlight.Remove((coreA, coreB));
+                }
+            }
+        }
+    }
+
     private static RunEnvironment Read(ResolvedSpec spec)
     {
         var machine = MachineInfo.Read();
         var (publisherCpus, subscriberCpus, pairPinned, pubCpu, subCpu) = ProbedPair(spec);
 
         // Between the CPUs the first publisher and subscriber ran on; unpinned, 0 and 1 as before (the result says which).
-        var probe = CoreToCoreProbe.Measure(ProbeTime, pubCpu, subCpu);
+        var probe = MeasureShared(pubCpu, subCpu);
         var facts = Describe(publisherCpus, subscriberCpus, pairPinned ? (pubCpu, subCpu) : null);
         var clock = ClockProbe.Measure();
         // Nanosecond precision: TimeSpan's 100 ns ticks would hide the ~50 ns vs ~450 ns difference this probe exists for.
@@ -47,7 +91,7 @@ internal static class EnvironmentProbe
     private static long? ProbeAgain(ResolvedSpec spec)
     {
         var (_, _, _, pubCpu, subCpu) = ProbedPair(spec);
-        return CoreToCoreProbe.Measure(ProbeTime, pubCpu, subCpu) is { } probe ? (long)Math.Round(probe.MedianRoundTripNs) : null;
+        return MeasureShared(pubCpu, subCpu) is { } probe ? (long)Math.Round(probe.MedianRoundTripNs) : null;
     }
 
     private static (CpuSet PublisherCpus, CpuSet SubscriberCpus, bool PairPinned, int PublisherCpu, int SubscriberCpu) ProbedPair(ResolvedSpec spec)
