@@ -5,9 +5,13 @@ using Xunit.Abstractions;
 
 namespace IpcBench.Daemon.Tests;
 
-/// <summary>Scenarios that are stopped, lose an agent, or lose their daemon; and what each leaves behind.</summary>
-[Collection(DaemonCollection.Name)]
-public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelper output) : IDisposable
+/// <summary>
+/// Scenarios that are stopped, lose an agent, or lose their daemon; and what each leaves behind. Every scenario is
+/// paced with BLOCK waits (<see cref="Specs.Paced"/>): states, stored results and what goes away hold at 2,000 msg/s as
+/// they do closed loop, so the class runs in the light lane.
+/// </summary>
+[Collection(LightCollection.Name)]
+public sealed class ScenarioLifecycleTests(LightDaemon shared, ITestOutputHelper output) : IClassFixture<LightDaemon>, IDisposable
 {
     private readonly IDisposable _log = shared.Daemon.LogTo(output);
 
@@ -58,8 +62,7 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
     [Fact]
     public async Task AgentKilledMidRun_FailsTheScenarioNamingTheAgent_AndTheDaemonRunsTheNextOne()
     {
-        await using var daemon = await DaemonProcess.StartAsync();
-        using var log = daemon.LogTo(output);
+        var daemon = shared.Daemon;
         var started = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: TimeSpan.FromSeconds(60)).Paced());
         await daemon.WaitForStateAsync(started.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
         var agents = daemon.Agents();
@@ -90,8 +93,8 @@ public sealed class ScenarioLifecycleTests(SharedDaemon shared, ITestOutputHelpe
         var daemon = await DaemonProcess.StartAsync();
         await using var _ = daemon;
         using var log = daemon.LogTo(output);
-        var uds = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: null));
-        var pipes = await daemon.StartScenarioAsync(Specs.Stream("named-pipes", publishers: 2, subscribers: 1, duration: null));
+        var uds = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: null).Paced());
+        var pipes = await daemon.StartScenarioAsync(Specs.Stream("named-pipes", publishers: 2, subscribers: 1, duration: null).Paced());
         await daemon.WaitForStateAsync(uds.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
         await daemon.WaitForStateAsync(pipes.Id, ScenarioState.Running, TimeSpan.FromSeconds(30));
 

@@ -37,7 +37,8 @@ internal static class TestDefaults
     /// <remarks>
     /// Every scenario also starts fresh agents (IpcBench:WarmAgentIdleSeconds=0): these tests count, kill, stop and look
     /// for the agents of the scenario they run, and a warm agent of an earlier test would be among them. WarmAgentTests
-    /// run the daemon as it ships in that respect.
+    /// run the daemon as it ships in that respect, and so do the shared daemons whose tests never look for agents
+    /// (<see cref="SharedDaemon"/>, <see cref="WarmConcurrentDaemon"/>).
     /// Call counting waits the runtime's default 100 ms (the daemon ships with 0, for its first scenarios' settling): with
     /// 0 a test daemon spent 2.3 s of CPU by a second after it answered health, against 1.1 s, and these tests start
     /// about a hundred daemons on a CPU-bound machine.
