@@ -18,9 +18,9 @@ public sealed class SoakContractTests(ITestOutputHelper output)
     {
         await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1", "--IpcBench:SoakResourceWarmupSeconds=5");
         using var log = daemon.LogTo(output);
-        // Rate-limited, so the publisher does not take a core the daemon's tick needs.
-        var spec = Specs.Stream("channels", publishers: 1, subscribers: 2, duration: null, warmup: Specs.Milliseconds(200))
-            .With(s => s.RatePerPublisher = 5000);
+        // Paced with BLOCK waits, so neither the publisher nor the subscribers (which yield-spin by default on channels)
+        // take a core the daemon's tick needs.
+        var spec = Specs.Stream("channels", publishers: 1, subscribers: 2, duration: null, warmup: Specs.Milliseconds(200)).Paced(5000);
         var started = await daemon.StartScenarioAsync(spec);
 
         var judging = await daemon.WaitForAsync(started.Id, s => s.Stats?.Soak is { Verdict: SoakVerdict.Judging }, TimeSpan.FromSeconds(20), "a JUDGING soak");
@@ -133,7 +133,7 @@ public sealed class SoakContractTests(ITestOutputHelper output)
     public async Task ATimedScenarioTooShortToJudge_HasNoSoak()
     {
         await using var daemon = await InProcessDaemon.StartAsync("--IpcBench:SoakPointSeconds=1", "--IpcBench:SoakResourceWarmupSeconds=5");
-        var done = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(2)).With(s => s.RatePerPublisher = 5000));
+        var done = await daemon.RunScenarioAsync(Specs.Stream("channels", 1, 1, Specs.Seconds(2)).Paced(5000));
         Assert.Equal(ScenarioState.Completed, done.State);
         Assert.Null(done.Stats.Soak);
     }
