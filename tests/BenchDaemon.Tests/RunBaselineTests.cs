@@ -12,29 +12,25 @@ namespace IpcBench.Daemon.Tests;
 [Collection(LightCollection.Name)]
 public sealed class RunBaselineTests(ITestOutputHelper output) : IDisposable
 {
-    private readonly string _directory = Path.Combine(Path.GetTempPath(), "ipcbench-tests", "run-" + Guid.NewGuid().ToString("N")[..10]);
+    private readonly DaemonDirectory _state = new("run-baseline");
 
-    public void Dispose()
-    {
-        if (Directory.Exists(_directory))
-        {
-            Directory.Delete(_directory, recursive: true);
-        }
-    }
+    private string Root => _state.Path;
+
+    public void Dispose() => _state.Dispose();
 
     /// <summary>How a lab compares locally: the first run's report.json is the second run's --baseline.</summary>
     [Fact]
     public async Task Run_WithBaseline_PrintsTheComparison_AndABadBaselineFailsNamingTheOption()
     {
         string[] common = ["run", "--transports", "channels", "--payloads", "64,1024", "--duration", "300ms", "--warmup", "0s", "--rate", "2000", "--wait", "block",
-            $"--IpcBench:RuntimeDirectory={Path.Combine(_directory, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(_directory, "state", "scenarios.db")}"];
-        var first = Path.Combine(_directory, "first");
+            $"--IpcBench:RuntimeDirectory={Path.Combine(Root, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(Root, "state", "scenarios.db")}"];
+        var first = Path.Combine(Root, "first");
         var (firstExit, _, firstLog) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120), [.. common, "--out", first]);
         Assert.True(firstExit == 0, $"exit code {firstExit}\n{firstLog.Describe()}");
         var baseline = Path.Combine(first, "report.json");
         Assert.True(File.Exists(baseline), "run --out wrote no report.json");
 
-        var second = Path.Combine(_directory, "second");
+        var second = Path.Combine(Root, "second");
         var (exitCode, stdout, log) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120), [.. common, "--out", second, "--baseline", baseline]);
         output.WriteLine(log.Describe());
 
@@ -44,7 +40,7 @@ public sealed class RunBaselineTests(ITestOutputHelper output) : IDisposable
         Assert.Matches(new Regex(@"\| channels 1 KB 1:1 full[^|]* \| (SAME|IMPROVED|REGRESSED|INCONCLUSIVE) \| "), stdout);
         Assert.Contains("id=\"comparison-chart\"", File.ReadAllText(Path.Combine(second, "report.html")), StringComparison.Ordinal);
 
-        var bad = Path.Combine(_directory, "not-a-report.json");
+        var bad = Path.Combine(Root, "not-a-report.json");
         File.WriteAllText(bad, "{\"ids\":[]}");
         var (badExit, _, badLog) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(60), [.. common, "--baseline", bad]);
         Assert.Equal(2, badExit);
