@@ -8,27 +8,54 @@ namespace IpcBench.Transports.Tests;
 /// that declare <see cref="TransportCapabilities.HotLoopAllocations"/>, held to that instead), in every
 /// wait strategy it offers, FULL and HEADER_ONLY, streaming and round trip: each thread's allocation counter is read
 /// after a warm-up and after each of two long stretches, from inside the loop (a wrapping path, itself compiled per
-/// transport like the loop).
+/// transport like the loop). The spinning and yielding cases; the blocking ones are <see cref="BlockingHotLoopAllocationTests"/>.
 /// </summary>
 [Collection(nameof(SerialMeasurements))]
 public sealed class HotLoopAllocationTests
+{
+    public static TheoryData<string, WaitMode, bool, bool> Cases() => HotLoopAllocation.Cases(wait => wait != WaitMode.Block);
+
+    [Theory]
+    [MemberData(nameof(Cases))]
+    public Task Hot_loops_allocate_nothing_per_message(string id, WaitMode wait, bool full, bool roundTrip) =>
+        HotLoopAllocation.RunAsync(id, wait, full, roundTrip);
+}
+
+/// <summary>
+/// <see cref="HotLoopAllocationTests"/> in the BLOCK wait: threads that sleep in the kernel between messages take no core
+/// while they wait, and what is counted is bytes, not time, so these run in the light lane beside the spinning tests
+/// (their round trips are most of this assembly's time: 27 of 35 s alone).
+/// </summary>
+[Collection(nameof(LightRuns))]
+public sealed class BlockingHotLoopAllocationTests
+{
+    public static TheoryData<string, WaitMode, bool, bool> Cases() => HotLoopAllocation.Cases(wait => wait == WaitMode.Block);
+
+    [Theory]
+    [MemberData(nameof(Cases))]
+    public Task Hot_loops_allocate_nothing_per_message(string id, WaitMode wait, bool full, bool roundTrip) =>
+        HotLoopAllocation.RunAsync(id, wait, full, roundTrip);
+}
+
+/// <summary>One run of <see cref="HotLoopAllocationTests"/>: a publisher and its receivers on threads of this process.</summary>
+internal static class HotLoopAllocation
 {
     private const int WarmupMessages = 3_000;
     private const int MeasuredMessages = 20_000;
     private const int PayloadBytes = 1024;
 
-    public static TheoryData<string, WaitMode, bool, bool> Cases()
+    public static TheoryData<string, WaitMode, bool, bool> Cases(Func<WaitMode, bool> waits)
     {
         var data = new TheoryData<string, WaitMode, bool, bool>();
         foreach (var transport in TransportRegistry.CreateDefault().All.Where(t => t.UnavailableReason is null))
         {
-            foreach (var wait in transport.Capabilities.WaitModes)
+            foreach (var wait in transport.Capabilities.WaitModes.Where(waits))
             {
                 data.Add(transport.Id, wait, true, false);
                 data.Add(transport.Id, wait, false, false);
             }
 
-            if (transport.Capabilities.SupportsRoundTrip)
+            if (transport.Capabilities.SupportsRoundTrip && waits(transport.Capabilities.DefaultWaitMode))
             {
                 data.Add(transport.Id, transport.Capabilities.DefaultWaitMode, true, true);
             }
@@ -37,9 +64,7 @@ public sealed class HotLoopAllocationTests
         return data;
     }
 
-    [Theory]
-    [MemberData(nameof(Cases))]
-    public async Task Hot_loops_allocate_nothing_per_message(string id, WaitMode wait, bool full, bool roundTrip)
+    public static async Task RunAsync(string id, WaitMode wait, bool full, bool roundTrip)
     {
         var transport = TransportRegistry.CreateDefault().Find(id)!;
         var runtimeDirectory = Directory.CreateTempSubdirectory("ipcbench-alloc-").FullName;

@@ -4,6 +4,7 @@ using IpcBench.Workload;
 namespace IpcBench.Transports.Tests;
 
 /// <summary>The reading a result's jit_compiled_methods and jit_time come from: it must see a method compiled between two readings.</summary>
+[Collection(nameof(SerialMeasurements))]
 public sealed class JitActivityTests
 {
     [Fact]

@@ -5,6 +5,7 @@ using IpcBench.Workload;
 namespace IpcBench.Transports.Tests;
 
 /// <summary>The HdrHistogram-based recording, interval reading and encoding every latency result goes through.</summary>
+[Collection(nameof(SerialMeasurements))]
 public class LatencyHistogramTests
 {
     /// <summary>

@@ -7,6 +7,7 @@ namespace IpcBench.Transports.Tests;
 /// The publisher decides which messages are measured (MessageFlags.Measured, from its window) and receivers count only
 /// those: the daemon may start the window whenever code generation has settled without telling every receiver first.
 /// </summary>
+[Collection(nameof(SerialMeasurements))]
 public sealed class MeasuredFlagTests
 {
     [Fact]

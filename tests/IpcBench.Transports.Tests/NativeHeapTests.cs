@@ -3,6 +3,7 @@ using IpcBench.Workload;
 
 namespace IpcBench.Transports.Tests;
 
+[Collection(nameof(LightRuns))]
 public sealed class NativeHeapTests
 {
     /// <summary>

@@ -7,6 +7,7 @@ namespace IpcBench.Transports.Tests;
 /// The probes a result will carry, read against this machine's real /sys and /proc (compared with the files
 /// themselves), and against small made-up trees for what this machine lacks (caches, SMT, cgroup quotas).
 /// </summary>
+[Collection(nameof(SerialMeasurements))]
 public sealed class PlacementProbeTests : IDisposable
 {
     private readonly string _root = Directory.CreateTempSubdirectory("ipcbench-sysfs-").FullName;

@@ -8,6 +8,7 @@ namespace IpcBench.Transports.Tests;
 /// CPU lists, pinning and raising real threads of this process (read back from /proc), what the process may ask for,
 /// and the publisher's sender lag.
 /// </summary>
+[Collection(nameof(SerialMeasurements))]
 public sealed class PlacementTests
 {
     [Theory]

@@ -2,6 +2,7 @@ using IpcBench.Transports.Iceoryx2;
 
 namespace IpcBench.Transports.Tests;
 
+[Collection(nameof(SerialMeasurements))]
 public class PortGateTests
 {
     [Fact]

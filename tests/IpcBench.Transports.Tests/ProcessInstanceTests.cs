@@ -3,6 +3,7 @@ using System.Globalization;
 
 namespace IpcBench.Transports.Tests;
 
+[Collection(nameof(LightRuns))]
 public class ProcessInstanceTests
 {
     [Fact]

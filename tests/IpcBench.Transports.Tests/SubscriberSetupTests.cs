@@ -8,6 +8,7 @@ namespace IpcBench.Transports.Tests;
 /// A subscriber is built from the set-up the daemon resolved, as it is: an agent derives nothing (no size formula, no
 /// wait-mode fallback, no directory of its own) and reads no environment for its transport's settings.
 /// </summary>
+[Collection(nameof(LightRuns))]
 public sealed class SubscriberSetupTests : IDisposable
 {
     private readonly string _directory = Directory.CreateTempSubdirectory("ipcbench-setup-").FullName;

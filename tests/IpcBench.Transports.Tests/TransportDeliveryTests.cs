@@ -123,7 +123,3 @@ public class TransportDeliveryTests
         Assert.Equal(0, outcome.Received.Corrupted);
     }
 }
-
-/// <summary>Tests that spin or measure share the 2 cores badly; one collection runs them one at a time.</summary>
-[CollectionDefinition(nameof(SerialMeasurements), DisableParallelization = true)]
-public sealed class SerialMeasurements;

@@ -9,6 +9,7 @@ namespace IpcBench.Transports.Tests;
 /// from the environment: bound into each transport's own settings type and refused, naming the key and the allowed
 /// range, when they cannot be used.
 /// </summary>
+[Collection(nameof(LightRuns))]
 public sealed class TransportSettingsTests : IDisposable
 {
     private readonly string _directory = Directory.CreateTempSubdirectory("ipcbench-shm-").FullName;

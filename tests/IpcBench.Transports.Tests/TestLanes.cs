@@ -1,0 +1,43 @@
+// Two lanes side by side, one test at a time in each (LaneTests keeps every test class in one of them).
+[assembly: CollectionBehavior(MaxParallelThreads = 2)]
+
+namespace IpcBench.Transports.Tests;
+
+/// <summary>
+/// Tests that spin, pin, race threads or time what they see: on 2 cores two of them at once would starve each other, so
+/// this lane runs them one at a time, beside <see cref="LightRuns"/> only.
+/// </summary>
+[CollectionDefinition(nameof(SerialMeasurements))]
+public sealed class SerialMeasurements;
+
+/// <summary>
+/// Tests that neither spin nor time anything: unit tests, and runs whose threads sleep in the kernel between messages
+/// and which count (bytes allocated, messages delivered) rather than time. Beside a spinning test they are slower, not
+/// wrong; before this lane, the blocking allocation runs left a core idle for half of this assembly's run.
+/// </summary>
+[CollectionDefinition(nameof(LightRuns))]
+public sealed class LightRuns;
+
+[Collection(nameof(LightRuns))]
+public sealed class LaneTests
+{
+    /// <summary>A test class in neither lane would be a third, running beside a spinning test and whatever else is light.</summary>
+    [Fact]
+    public void EveryTestClass_IsInOneOfTheTwoLanes_AndTheyRunSideBySide()
+    {
+        string[] lanes = [nameof(SerialMeasurements), nameof(LightRuns)];
+        var testClasses = typeof(LaneTests).Assembly.GetTypes()
+            .Where(t => t.GetMethods().Any(m => m.GetCustomAttributes(typeof(FactAttribute), inherit: true).Length > 0))
+            .ToList();
+        Assert.True(testClasses.Count > 15, $"only {testClasses.Count} test classes found");
+        var outside = testClasses.Where(t => !lanes.Contains(LaneOf(t))).Select(t => t.Name).Order(StringComparer.Ordinal).ToList();
+        Assert.True(outside.Count == 0, $"in no lane: {string.Join(", ", outside)}");
+
+        var behavior = (CollectionBehaviorAttribute?)Attribute.GetCustomAttribute(typeof(LaneTests).Assembly, typeof(CollectionBehaviorAttribute));
+        Assert.Equal(2, behavior?.MaxParallelThreads);
+    }
+
+    // xunit 2 keeps a collection's name only as its attribute's constructor argument.
+    private static string? LaneOf(Type testClass) => testClass.GetCustomAttributesData()
+        .FirstOrDefault(a => a.AttributeType == typeof(CollectionAttribute))?.ConstructorArguments.FirstOrDefault().Value as string;
+}
