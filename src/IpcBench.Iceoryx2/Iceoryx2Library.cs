@@ -36,9 +36,6 @@ public static class Iceoryx2Library
     /// <summary>File name of the native library that is copied beside the assemblies.</summary>
     public const string NativeLibraryFileName = "libipcbench_iox2.so";
 
-    /// <summary>Written by the build's native step beside <see cref="NativeLibraryFileName"/>: "ok" or why it was not built.</summary>
-    public const string StatusFileName = "ipcbench_iox2.status";
-
     private static readonly Lazy<string?> Unavailable = new(Probe, LazyThreadSafetyMode.ExecutionAndPublication);
 
     // What Configure was given; read when the library is loaded.
@@ -72,24 +69,11 @@ public static class Iceoryx2Library
     public static string? UnavailableReason => Unavailable.Value;
 
     /// <summary>
-    /// What the MSBuild step recorded about building the native library ("ok" or the reason it was not built), read from
-    /// the ipcbench_iox2.status file it copies beside the assemblies.
+    /// What the MSBuild step recorded about building the native library ("ok" or the reason it was not built).
     /// </summary>
-    public static string NativeBuildStatus
-    {
-        get
-        {
-            var file = Path.Combine(Path.GetDirectoryName(typeof(Iceoryx2Library).Assembly.Location) ?? AppContext.BaseDirectory, StatusFileName);
-            try
-            {
-                return File.ReadAllText(file).Trim();
-            }
-            catch (IOException)
-            {
-                return $"unknown: no {StatusFileName} beside the assemblies (not built by IpcBench.Iceoryx2.csproj's native step)";
-            }
-        }
-    }
+    public static string NativeBuildStatus =>
+        typeof(Iceoryx2Library).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>()
+            .FirstOrDefault(a => a.Key == "IpcBench.Iceoryx2.NativeBuild")?.Value ?? "unknown";
 
     /// <summary>Throws <see cref="Iceoryx2Exception"/> (<see cref="Iceoryx2ErrorCode.LibraryUnavailable"/>) when not available.</summary>
     public static void EnsureAvailable()
