@@ -22,8 +22,9 @@ public sealed class RunBaselineTests(ITestOutputHelper output) : IDisposable
     [Fact]
     public async Task Run_WithBaseline_PrintsTheComparison_AndABadBaselineFailsNamingTheOption()
     {
+        var settings = _state.Settings;
         string[] common = ["run", "--transports", "channels", "--payloads", "64,1024", "--duration", "300ms", "--warmup", "0s", "--rate", "2000", "--wait", "block",
-            $"--IpcBench:RuntimeDirectory={Path.Combine(Root, "runtime")}", $"--IpcBench:DatabasePath={Path.Combine(Root, "state", "scenarios.db")}"];
+            $"--IpcBench:RuntimeDirectory={settings.RuntimeBase}", $"--IpcBench:DatabasePath={settings.DatabasePath}"];
         var first = Path.Combine(Root, "first");
         var (firstExit, _, firstLog) = await DaemonRun.RunAsync(TimeSpan.FromSeconds(120), [.. common, "--out", first]);
         Assert.True(firstExit == 0, $"exit code {firstExit}\n{firstLog.Describe()}");

@@ -25,19 +25,8 @@ public sealed class LaneTests
     [Fact]
     public void EveryTestClass_IsInOneOfTheTwoLanes_AndTheyRunSideBySide()
     {
-        string[] lanes = [nameof(SerialMeasurements), nameof(LightRuns)];
-        var testClasses = typeof(LaneTests).Assembly.GetTypes()
-            .Where(t => t.GetMethods().Any(m => m.GetCustomAttributes(typeof(FactAttribute), inherit: true).Length > 0))
-            .ToList();
-        Assert.True(testClasses.Count > 15, $"only {testClasses.Count} test classes found");
-        var outside = testClasses.Where(t => !lanes.Contains(LaneOf(t))).Select(t => t.Name).Order(StringComparer.Ordinal).ToList();
+        var outside = TestLanes.ClassesOutside(typeof(LaneTests).Assembly, [nameof(SerialMeasurements), nameof(LightRuns)], atLeast: 15);
         Assert.True(outside.Count == 0, $"in no lane: {string.Join(", ", outside)}");
-
-        var behavior = (CollectionBehaviorAttribute?)Attribute.GetCustomAttribute(typeof(LaneTests).Assembly, typeof(CollectionBehaviorAttribute));
-        Assert.Equal(2, behavior?.MaxParallelThreads);
+        Assert.Equal(2, TestLanes.MaxParallelThreads(typeof(LaneTests).Assembly));
     }
-
-    // xunit 2 keeps a collection's name only as its attribute's constructor argument.
-    private static string? LaneOf(Type testClass) => testClass.GetCustomAttributesData()
-        .FirstOrDefault(a => a.AttributeType == typeof(CollectionAttribute))?.ConstructorArguments.FirstOrDefault().Value as string;
 }
