@@ -401,12 +401,16 @@ public class ShmRingTests
 
         var foreign = (byte[])valid.Clone();
         BinaryPrimitives.WriteInt32LittleEndian(foreign.AsSpan(8), 99);
-        Assert.Contains("layout version 99; this build reads version 2", Refusal(foreign));
+        Assert.Contains("layout version 99; this build reads version 3", Refusal(foreign));
 
-        // A file of the version before (a shared published counter, no slot sequences) from an older publisher.
-        var older = (byte[])valid.Clone();
-        BinaryPrimitives.WriteInt32LittleEndian(older.AsSpan(8), 1);
-        Assert.Contains("layout version 1; this build reads version 2", Refusal(older));
+        // Files of the versions before (1: a shared published counter, no slot sequences; 2: every slot's data 24 bytes
+        // in) from older publishers.
+        foreach (int version in new[] { 1, 2 })
+        {
+            var older = (byte[])valid.Clone();
+            BinaryPrimitives.WriteInt32LittleEndian(older.AsSpan(8), version);
+            Assert.Contains($"layout version {version}; this build reads version 3", Refusal(older));
+        }
 
         var inconsistent = (byte[])valid.Clone();
         BinaryPrimitives.WriteInt32LittleEndian(inconsistent.AsSpan(24), 3);

@@ -12,16 +12,21 @@ internal static class RingLayout
     public const ulong Magic = 0x474E495242435049;
 
     /// <summary>
-    /// 2: each slot carries its own sequence word and there is no shared published counter (version 1 had one at
-    /// offset 128). A reader of one version refuses a file of the other, naming both.
+    /// 3: a slot's data starts 32 bytes in, on a line of its own, wherever that costs the slot no extra line (version 2
+    /// always started it 24 bytes in). 2: each slot carries its own sequence word and there is no shared published
+    /// counter (version 1 had one at offset 128). A reader of one version refuses a file of another, naming both.
     /// </summary>
-    public const int Version = 2;
+    public const int Version = 3;
     public const int CacheLine = 64;
     public const int PageBytes = 4096;
 
     public const int ControlBytes = 4096;
     public const int CursorBytes = 256;
-    public const int SlotHeaderBytes = 24;
+    /// <summary>The slot header's fields: sequence word, length | chunk length, index | count.</summary>
+    public const int SlotHeaderFieldBytes = 24;
+
+    /// <summary>The slot header padded so the data after it, and a message's payload after its 32-byte header, start a line.</summary>
+    public const int LineSlotHeaderBytes = 32;
     public const int ReplySlotBytes = 128;
     public const int ReplyHeaderBytes = 8;
     public const int ReplySlotCount = 16;
@@ -73,9 +78,9 @@ internal static class RingLayout
     public const int ReplyWrittenOffset = 64;
     public const int ReplyReadOffset = 128;
 
-    // Slot header (SlotHeaderBytes in front of each slot's data). The sequence word says the slot holds position
-    // s (it reads s + 1; 0 = never written); the publisher writes it last, with release, so a reader that sees it sees
-    // the header and data before it. An 8 B payload's slot (24 + 32 + 8 bytes) is still one cache line.
+    // Slot header (RingGeometry.SlotHeaderBytes in front of each slot's data). The sequence word says the slot holds
+    // position s (it reads s + 1; 0 = never written); the publisher writes it last, with release, so a reader that sees
+    // it sees the header and data before it. An 8 B payload's slot (24 + 32 + 8 bytes) is still one cache line.
     public const int SlotSequenceOffset = 0;
 
     // Written as two 8-byte words (length | chunk length, index | count): keep each pair adjacent and 8-aligned.
@@ -101,7 +106,21 @@ internal static class CursorState
 /// <summary>The sizes a ring is made of; the offsets follow from them.</summary>
 internal readonly record struct RingGeometry(int SlotDataBytes, int SlotCount, int MaxSubscribers, int MaxMessageBytes)
 {
-    public int SlotBytes => (int)RingLayout.AlignUp(RingLayout.SlotHeaderBytes + (long)SlotDataBytes, RingLayout.CacheLine);
+    public int SlotBytes => (int)RingLayout.AlignUp(RingLayout.SlotHeaderFieldBytes + (long)SlotDataBytes, RingLayout.CacheLine);
+
+    /// <summary>
+    /// Where a slot's data starts: 32 bytes in, so a message's payload starts a line and the slot's first line holds only
+    /// headers and the sequence word that readers poll, unless that takes the slot a line more than the fields' 24 do
+    /// (an 8 B payload's slot stays one line). With the payload 24 bytes in, 1 KiB 1:1 YIELD ran at 0.88-0.92 of layout
+    /// 1's on the Intel host; 32 bytes in, 1.07 of version 2's (docs/results.md, 2026-11-30).
+    /// </summary>
+    public int SlotHeaderBytes => HeaderBytesFor(SlotDataBytes);
+
+    public static int HeaderBytesFor(int slotDataBytes) =>
+        RingLayout.AlignUp(RingLayout.LineSlotHeaderBytes + (long)slotDataBytes, RingLayout.CacheLine)
+            == RingLayout.AlignUp(RingLayout.SlotHeaderFieldBytes + (long)slotDataBytes, RingLayout.CacheLine)
+            ? RingLayout.LineSlotHeaderBytes
+            : RingLayout.SlotHeaderFieldBytes;
 
     public long CursorTableOffset => RingLayout.ControlBytes;
 
@@ -120,7 +139,7 @@ internal readonly record struct RingGeometry(int SlotDataBytes, int SlotCount, i
         settings.Validate();
         // A slot never needs to be larger than the largest message: small messages get small, dense slots.
         int dataBytes = Math.Min(settings.SlotDataBytes, maxMessageBytes);
-        long slotBytes = RingLayout.AlignUp(RingLayout.SlotHeaderBytes + (long)dataBytes, RingLayout.CacheLine);
+        long slotBytes = RingLayout.AlignUp(RingLayout.SlotHeaderFieldBytes + (long)dataBytes, RingLayout.CacheLine);
         long fit = Math.Clamp(settings.RingBytes / slotBytes, 2, Math.Min(settings.MaxSlots, RingLayout.MaxSlotCount));
         int slotCount = 1 << BitOperations.Log2((ulong)fit);
         int maxSubscribers = Math.Clamp(subscribers + 8, 1, RingLayout.MaxSubscribersLimit);

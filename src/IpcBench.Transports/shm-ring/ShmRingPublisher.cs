@@ -31,6 +31,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
     private readonly int _slotMask;
     private readonly int _slotBytes;
     private readonly int _slotDataBytes;
+    private readonly int _slotHeaderBytes;
     private readonly int _maxMessageBytes;
 
     /// <summary>
@@ -87,6 +88,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         _slotMask = geometry.SlotCount - 1;
         _slotBytes = geometry.SlotBytes;
         _slotDataBytes = geometry.SlotDataBytes;
+        _slotHeaderBytes = geometry.SlotHeaderBytes;
         _maxMessageBytes = geometry.MaxMessageBytes;
         _subscribers = new SubscriberCursors(file + geometry.CursorTableOffset, geometry.MaxSubscribers, options.PublisherIndex, _stallMs, path);
         _replies = new ReplyReader(this, _subscribers, file, geometry, options.WaitMode);
@@ -168,7 +170,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
 
             // Zero copy: the caller writes straight into the slot.
             _loanSlot = SlotAt(sequence);
-            return new Span<byte>(_loanSlot + SlotHeaderBytes, length);
+            return new Span<byte>(_loanSlot + _slotHeaderBytes, length);
         }
 
         _loanSlot = null;
@@ -245,7 +247,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
         }
 
         _loanSlot = SlotAt(sequence);
-        return new Span<byte>(_loanSlot + SlotHeaderBytes, Math.Min(_slotDataBytes, _loanLength - (_chunkIndex * _slotDataBytes)));
+        return new Span<byte>(_loanSlot + _slotHeaderBytes, Math.Min(_slotDataBytes, _loanLength - (_chunkIndex * _slotDataBytes)));
     }
 
     /// <summary>
@@ -322,7 +324,7 @@ internal sealed unsafe class ShmRingPublisher : IPublisherEndpoint
 
             byte* slot = SlotAt(sequence);
             int length = Math.Min(_slotDataBytes, total - offset);
-            message.Slice(offset, length).CopyTo(new Span<byte>(slot + SlotHeaderBytes, length));
+            message.Slice(offset, length).CopyTo(new Span<byte>(slot + _slotHeaderBytes, length));
             WriteSlotHeader(slot, total, length, chunk, count);
 
             // Each chunk is published on its own, so subscribers copy chunk k while we write chunk k+1.

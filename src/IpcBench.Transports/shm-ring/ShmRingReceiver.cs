@@ -34,6 +34,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
     private readonly int _slotMask;
     private readonly int _slotBytes;
     private readonly int _slotDataBytes;
+    private readonly int _slotHeaderBytes;
     private readonly int _maxMessageBytes;
 
     /// <summary>Only for <see cref="TryReceive"/> of chunked messages; allocated on first use.</summary>
@@ -85,6 +86,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         _cursorBatch = Math.Max(1, geometry.SlotCount / 8);
         _slotBytes = geometry.SlotBytes;
         _slotDataBytes = geometry.SlotDataBytes;
+        _slotHeaderBytes = geometry.SlotHeaderBytes;
         _maxMessageBytes = geometry.MaxMessageBytes;
         _replies = new ReplyWriter(this, file, geometry, slot, waitMode);
     }
@@ -181,7 +183,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
                     }
 
                     // Zero copy: the span is the slot. The publisher cannot reuse it until Release moves our cursor.
-                    message = new ReadOnlySpan<byte>(slot + SlotHeaderBytes, length);
+                    message = new ReadOnlySpan<byte>(slot + _slotHeaderBytes, length);
                     messageLength = length;
                     _pending = true;
                     _needsMessageStart = false;
@@ -199,7 +201,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
                 if (segmented)
                 {
                     CheckChunk(sequence, slot, 0, length, chunkCount);
-                    message = new ReadOnlySpan<byte>(slot + SlotHeaderBytes, _slotDataBytes);
+                    message = new ReadOnlySpan<byte>(slot + _slotHeaderBytes, _slotDataBytes);
                     messageLength = length;
                     _messageLength = length;
                     _chunkCount = chunkCount;
@@ -265,7 +267,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
         }
 
         int length = CheckChunk(sequence, slot, _chunkIndex, _messageLength, _chunkCount);
-        segment = new ReadOnlySpan<byte>(slot + SlotHeaderBytes, length);
+        segment = new ReadOnlySpan<byte>(slot + _slotHeaderBytes, length);
         return true;
     }
 
@@ -327,7 +329,7 @@ internal sealed unsafe class ShmRingReceiver : IMessageReceiver
             }
 
             int length = CheckChunk(sequence, slot, chunk, total, count);
-            new ReadOnlySpan<byte>(slot + SlotHeaderBytes, length).CopyTo(buffer.Slice(offset, length));
+            new ReadOnlySpan<byte>(slot + _slotHeaderBytes, length).CopyTo(buffer.Slice(offset, length));
             Advance(sequence + 1);
         }
 
