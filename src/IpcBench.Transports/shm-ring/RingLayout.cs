@@ -106,7 +106,7 @@ internal static class CursorState
 /// <summary>The sizes a ring is made of; the offsets follow from them.</summary>
 internal readonly record struct RingGeometry(int SlotDataBytes, int SlotCount, int MaxSubscribers, int MaxMessageBytes)
 {
-    public int SlotBytes => (int)RingLayout.AlignUp(RingLayout.SlotHeaderFieldBytes + (long)SlotDataBytes, RingLayout.CacheLine);
+    public int SlotBytes => (int)SlotBytesFor(SlotDataBytes);
 
     /// <summary>
     /// Where a slot's data starts: 32 bytes in, so a message's payload starts a line and the slot's first line holds only
@@ -117,10 +117,12 @@ internal readonly record struct RingGeometry(int SlotDataBytes, int SlotCount, i
     public int SlotHeaderBytes => HeaderBytesFor(SlotDataBytes);
 
     public static int HeaderBytesFor(int slotDataBytes) =>
-        RingLayout.AlignUp(RingLayout.LineSlotHeaderBytes + (long)slotDataBytes, RingLayout.CacheLine)
-            == RingLayout.AlignUp(RingLayout.SlotHeaderFieldBytes + (long)slotDataBytes, RingLayout.CacheLine)
+        RingLayout.AlignUp(RingLayout.LineSlotHeaderBytes + (long)slotDataBytes, RingLayout.CacheLine) == SlotBytesFor(slotDataBytes)
             ? RingLayout.LineSlotHeaderBytes
             : RingLayout.SlotHeaderFieldBytes;
+
+    /// <summary>Whole lines holding the slot header's fields and <paramref name="slotDataBytes"/> of data.</summary>
+    private static long SlotBytesFor(long slotDataBytes) => RingLayout.AlignUp(RingLayout.SlotHeaderFieldBytes + slotDataBytes, RingLayout.CacheLine);
 
     public long CursorTableOffset => RingLayout.ControlBytes;
 
@@ -139,7 +141,7 @@ internal readonly record struct RingGeometry(int SlotDataBytes, int SlotCount, i
         settings.Validate();
         // A slot never needs to be larger than the largest message: small messages get small, dense slots.
         int dataBytes = Math.Min(settings.SlotDataBytes, maxMessageBytes);
-        long slotBytes = RingLayout.AlignUp(RingLayout.SlotHeaderFieldBytes + (long)dataBytes, RingLayout.CacheLine);
+        long slotBytes = SlotBytesFor(dataBytes);
         long fit = Math.Clamp(settings.RingBytes / slotBytes, 2, Math.Min(settings.MaxSlots, RingLayout.MaxSlotCount));
         int slotCount = 1 << BitOperations.Log2((ulong)fit);
         int maxSubscribers = Math.Clamp(subscribers + 8, 1, RingLayout.MaxSubscribersLimit);
