@@ -112,7 +112,8 @@ internal readonly record struct RingGeometry(int SlotDataBytes, int SlotCount, i
     /// Where a slot's data starts: 32 bytes in, so a message's payload starts a line and the slot's first line holds only
     /// headers and the sequence word that readers poll, unless that takes the slot a line more than the fields' 24 do
     /// (an 8 B payload's slot stays one line). With the payload 24 bytes in, 1 KiB 1:1 YIELD ran at 0.88-0.92 of layout
-    /// 1's on the Intel host; 32 bytes in, 1.07 of version 2's (docs/results.md, 2026-11-30).
+    /// 1's on the Intel host; 32 bytes in, 1.08, 1.09 and 0.92 of version 2's in three A/Bs, no shift the rank tests
+    /// could tell (docs/results.md, 2026-11-30): kept for the line readers poll holding headers only, not for a gain shown.
     /// </summary>
     public int SlotHeaderBytes => HeaderBytesFor(SlotDataBytes);
 
