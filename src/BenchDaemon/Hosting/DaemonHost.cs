@@ -116,7 +116,7 @@ public static class DaemonHost
         app.UseAuthentication();
         app.UseAuthorization();
         app.UseListenerConfinement();
-        app.UseRequestMessageGuard(BenchControl.Descriptor, AgentLink.Descriptor, Grpc.Health.V1.Health.Descriptor);
+        app.UseRequestMessageGuard();
         MapServices(app);
         return app;
     }
@@ -134,23 +134,24 @@ public static class DaemonHost
         services.AddSingleton<AgentLinkService>();
 
         // Reflection describes what the control port serves, not the agents' private link; registered before
-        // AddGrpcReflection, whose own registrations (every mapped service) then stand aside.
-        ProtoServiceDescriptor[] described =
+        // AddGrpcReflection, whose own registrations (every mapped service) then stand aside. Made on the first reflection
+        // call (grpcurl's), not at startup: the descriptors' reflection tables are most of what Google.Protobuf compiles.
+        static ProtoServiceDescriptor[] Described() =>
         [
             BenchControl.Descriptor,
             Grpc.Health.V1.Health.Descriptor,
             Grpc.Reflection.V1.ServerReflection.Descriptor,
             Grpc.Reflection.V1Alpha.ServerReflection.Descriptor,
         ];
-        services.AddSingleton<ReflectionServiceImpl>(new ClientGoneReflectionV1Alpha(described));
-        services.AddSingleton<ReflectionV1ServiceImpl>(new ClientGoneReflectionV1(described));
+        services.AddSingleton<ReflectionServiceImpl>(_ => new ClientGoneReflectionV1Alpha(Described()));
+        services.AddSingleton<ReflectionV1ServiceImpl>(_ => new ClientGoneReflectionV1(Described()));
         services.AddGrpcReflection();
 
         services.AddGrpcHealthChecks(health =>
         {
             health.Services.Clear();
             health.Services.Map("", _ => true);
-            health.Services.Map(BenchControl.Descriptor.FullName, _ => true);
+            health.Services.Map(ControlPlaneServices.BenchControl, _ => true);
         }).AddCheck<ReadinessCheck>(ReadinessCheck.Name);
 
         services.AddControlTokenAuthorization();

@@ -1,3 +1,4 @@
+using IpcBench.Daemon.Control;
 using IpcBench.Daemon.Core;
 using IpcBench.V1;
 using Microsoft.Extensions.Hosting.Systemd;
@@ -31,7 +32,7 @@ public static class ObservabilityExtensions
     public const string NotifySocketKey = "NOTIFY_SOCKET";
 
     // The agents' frequent progress reports are not control-plane calls: they would bury the calls worth tracing.
-    private static readonly string AgentLinkPath = "/" + AgentReflection.Descriptor.Services.Single(s => s.Name == "AgentLink").FullName;
+    private const string AgentLinkPath = "/" + ControlPlaneServices.AgentLink;
 
     public static WebApplicationBuilder AddIpcBenchObservability(this WebApplicationBuilder builder)
     {
