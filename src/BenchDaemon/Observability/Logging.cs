@@ -2,6 +2,7 @@ using IpcBench.Daemon.Core;
 using Serilog;
 using Serilog.Events;
 using Serilog.Formatting.Compact;
+using Serilog.Settings.Configuration;
 
 namespace IpcBench.Daemon.Observability;
 
@@ -16,6 +17,15 @@ public static class Logging
 
     /// <summary>IpcBench:JsonLogFile: compact JSON events (CLEF) beside the console, at the same levels.</summary>
     public const string JsonLogFileKey = $"{DaemonOptions.SectionName}:{nameof(DaemonOptions.JsonLogFile)}";
+
+    // The sink and formatter assemblies the daemon ships, named rather than found: left to find them, Serilog.Settings.
+    // Configuration reads the daemon's deps.json for every library that mentions Serilog, ~175 methods compiled at each
+    // start (of 3,555 to answer health). A sink outside these could not be configured anyway: it would not be deployed.
+    private static readonly ConfigurationReaderOptions ReaderOptions = new(
+        typeof(ConsoleLoggerConfigurationExtensions).Assembly,
+        typeof(FileLoggerConfigurationExtensions).Assembly,
+        typeof(LoggerSinkConfigurationDebugExtensions).Assembly,
+        typeof(CompactJsonFormatter).Assembly);
 
     // The command's default level (serve: Information, run: Warning), set once before the host is built.
     private static LogEventLevel _minimum = LogEventLevel.Information;
@@ -32,7 +42,7 @@ public static class Logging
     {
         ArgumentNullException.ThrowIfNull(logger);
         ArgumentNullException.ThrowIfNull(configuration);
-        Defaults(logger).ReadFrom.Configuration(configuration);
+        Defaults(logger).ReadFrom.Configuration(configuration, ReaderOptions);
         var jsonFile = configuration[JsonLogFileKey];
         if (!string.IsNullOrWhiteSpace(jsonFile))
         {
