@@ -205,30 +205,6 @@ public sealed class Iceoryx2ScenarioTests(ConcurrentDaemon shared, ITestOutputHe
         new ScenarioExpectations(next, second).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
     }
 
-    [Fact]
-    public async Task WithoutItsNativeLibrary_Iceoryx2IsReportedUnavailable_AndRefusedWithTheReason()
-    {
-        // The daemon (and the agents it would start, through their set-up) then cannot load libipcbench_iox2.so.
-        await using var daemon = await DaemonProcess.StartAsync("--IpcBench:Transports:iceoryx2:LibraryPath=/nonexistent/libipcbench_iox2.so");
-        using var log = daemon.LogTo(output);
-        var transports = await daemon.ListTransportsAsync();
-        var info = transports.Single(t => t.Id == Transport);
-        Assert.False(info.Available);
-        Assert.Contains("libipcbench_iox2.so", info.UnavailableReason, StringComparison.Ordinal);
-        Assert.True(info.CrossProcess);
-        Assert.True(info.ZeroCopy);
-        Assert.Contains(transports, t => t.Id == "uds" && t.Available);
-
-        var refused = await Assert.ThrowsAsync<RpcException>(() => daemon.StartScenarioAsync(Specs.Stream(Transport, 1, 1, Specs.Seconds(1))));
-        Assert.Equal(StatusCode.FailedPrecondition, refused.StatusCode);
-        Assert.Contains("not available", refused.Message, StringComparison.Ordinal);
-        Assert.Contains("libipcbench_iox2.so", refused.Message, StringComparison.Ordinal);
-
-        // Everything else still runs.
-        var uds = await daemon.RunScenarioAsync(Specs.Stream("uds", 1, 1, Specs.Milliseconds(300)));
-        new ScenarioExpectations(uds, daemon).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify();
-    }
-
     /// <summary>The scenario's iceoryx2 services (as ServiceLayout names them) go once it ended and its agents exited.</summary>
     private async Task AssertServicesGoneAsync(Scenario result, params string[] suffixes)
     {
