@@ -11,7 +11,7 @@ namespace IpcBench.Daemon.Tests;
 /// a service starts only after what it depends on is healthy, and the scenario database, Prometheus' series and
 /// Grafana's database live in named volumes the images can write.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed partial class DeployFilesComposeTests
 {
     private static YamlMappingNode Compose() => LoadYaml("docker-compose.yml");

@@ -15,7 +15,7 @@ namespace IpcBench.Daemon.Tests;
 /// from them: the host's IPC namespace, gRPC health probes on its control port, Guaranteed QoS on whole CPUs, no
 /// capabilities but in the realtime overlay, its token from a Secret, a headless Service naming its ports.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class DeployFilesKubernetesTests
 {
     private static readonly string[] RealtimeCapabilities = ["IPC_LOCK", "SYS_NICE"];

@@ -15,7 +15,7 @@ namespace IpcBench.Daemon.Tests;
 /// and lab-targets.yml). Configurations pass promtool; which targets the relabelling keeps, and what it names them, is
 /// worked out from the DaemonSet's own ports as Prometheus' pod discovery would present them.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class DeployFilesScrapeTests(ITestOutputHelper output)
 {
     /// <summary>Fields of the PodMonitor CRD (monitoring.coreos.com/v1) at the levels we write; a misspelt or snake_case one is not among them.</summary>

@@ -10,7 +10,7 @@ namespace IpcBench.Daemon.Tests;
 /// deploy/systemd/ipcbench.service.d/realtime.conf, the drop-in a lab machine adds for realtime_priority and
 /// lock_memory: it lifts exactly what the hardened unit forbids them, as systemd itself reads the unit with it.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed partial class DeployFilesSystemdRealtimeTests(ITestOutputHelper output) : IDisposable
 {
     private static readonly string[] Capabilities = ["CAP_IPC_LOCK", "CAP_SYS_NICE"];

@@ -13,7 +13,7 @@ namespace IpcBench.Daemon.Tests;
 /// The deployment files, checked without Docker or Grafana: they parse, name only files that exist, and agree with each
 /// other and with the daemon's configuration (ports, option names, datasource uid, mount paths).
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed partial class DeployFilesTests(ITestOutputHelper output)
 {
     private const string DatasourceUid = "ipcbench-prometheus";

@@ -10,7 +10,7 @@ namespace IpcBench.Daemon.Tests;
 /// line each, and a memory chart per scenario with every process's RSS, GC-committed memory and heap; the hour table
 /// has a row per scenario and hour. The page is rendered from synthetic points, so the test needs no soak.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+[Collection(LightCollection.Name)]
 public sealed class SoakPageBrowserTests(ITestOutputHelper output)
 {
     [ChromiumFact]

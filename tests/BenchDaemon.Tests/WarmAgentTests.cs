@@ -10,9 +10,11 @@ namespace IpcBench.Daemon.Tests;
 /// Agents kept warm between scenarios (IpcBench:WarmAgentIdleSeconds): handed on across transports, counted in each
 /// result, never after a failure, gone after their idle time, and flat in descriptors, threads and heap over many
 /// scenarios. The other tests start fresh agents for every scenario (TestDefaults). Every scenario is paced
-/// (<see cref="Specs.Paced"/>): what agents hold and when they leave does not depend on how fast they ran.
+/// (<see cref="Specs.Paced"/>): what agents hold and when they leave does not depend on how fast they ran. One daemon
+/// and its two agents at a time, mostly waiting on scenarios' lifecycles (60 of them in a row for the flatness check):
+/// the wait lane, where they take no time from the light lane, which runs LabRunTests instead.
 /// </summary>
-[Collection(LightCollection.Name)]
+[Collection(WaitCollection.Name)]
 public sealed class WarmAgentTests(ITestOutputHelper output)
 {
     private static readonly HttpClient Http = new() { Timeout = TimeSpan.FromSeconds(10) };
