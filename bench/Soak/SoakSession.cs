@@ -189,16 +189,7 @@ public sealed partial class SoakSession : IAsyncDisposable
             Warmup = Duration.FromTimeSpan(TimeSpan.Zero),
             Name = "soak priming",
         };
-        if (_options.RatePerPublisher is { } rate)
-        {
-            spec.RatePerPublisher = rate;
-        }
-
-        if (_options.Wait is { } wait)
-        {
-            spec.WaitStrategy = wait;
-        }
-
+        Pace(spec);
         var started = await _control.StartScenarioAsync(new() { Spec = spec }, deadline: Deadline());
         var clock = Stopwatch.StartNew();
         Scenario scenario;
@@ -212,6 +203,20 @@ public sealed partial class SoakSession : IAsyncDisposable
         if (scenario.State != ScenarioState.Completed)
         {
             throw new SoakSetupException($"priming {transport} ended {scenario.State}: {scenario.Error}; daemon log: {_logPath}");
+        }
+    }
+
+    /// <summary>The soak's offered rate and wait strategy, where given, on <paramref name="spec"/> (priming and soaking alike).</summary>
+    private void Pace(ScenarioSpec spec)
+    {
+        if (_options.RatePerPublisher is { } rate)
+        {
+            spec.RatePerPublisher = rate;
+        }
+
+        if (_options.Wait is { } wait)
+        {
+            spec.WaitStrategy = wait;
         }
     }
 
@@ -274,16 +279,7 @@ public sealed partial class SoakSession : IAsyncDisposable
             Mode = Mode.Stream,
             Name = "soak",
         };
-        if (_options.RatePerPublisher is { } rate)
-        {
-            spec.RatePerPublisher = rate;
-        }
-
-        if (_options.Wait is { } wait)
-        {
-            spec.WaitStrategy = wait;
-        }
-
+        Pace(spec);
         var before = MachineSample.Take(_daemon.Id);
         StartScenarioResponse started;
         try
