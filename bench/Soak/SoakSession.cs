@@ -397,8 +397,14 @@ public sealed partial class SoakSession : IAsyncDisposable
                 await _control.ListTransportsAsync(new(), deadline: Deadline());
                 return;
             }
-            catch (Exception e) when (e is RpcException or HttpRequestException or IOException && clock.Elapsed < TimeSpan.FromSeconds(30))
+            catch (Exception e) when (e is RpcException or HttpRequestException or IOException)
             {
+                // A daemon that never serves is a setup failure, said as one (exit code 3), not an unhandled exception.
+                if (clock.Elapsed >= TimeSpan.FromSeconds(30))
+                {
+                    throw new SoakSetupException($"the daemon (pid {_daemon.Id}) did not serve within 30 s ({e.Message}):\n{Tail()}");
+                }
+
                 await Task.Delay(200);
             }
         }

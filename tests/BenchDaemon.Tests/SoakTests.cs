@@ -6,7 +6,7 @@ namespace IpcBench.Daemon.Tests;
 
 /// <summary>
 /// The short soak CI runs: bench/soak.sh's tool against its own daemon, a 1:2 ALL_TO_ALL scenario per available
-/// transport, 2,000 msg/s per publisher with BLOCK waits. It must pass its own checks, and the figures it wrote are
+/// transport, 200 msg/s per publisher with BLOCK waits. It must pass its own checks, and the figures it wrote are
 /// checked again here: zero loss, live heaps of the daemon and of each scenario's agents (after a forced full
 /// collection) grown by at most LiveHeapGrowth's bound, no descriptor or /dev/shm growth, nothing left behind.
 /// LiveHeapProbeTests shows that signal catching a real leak.
@@ -20,23 +20,21 @@ public sealed class SoakTests(ITestOutputHelper output)
         var json = Path.Combine(Path.GetTempPath(), $"ipcbench-soak-{Guid.NewGuid():N}.json");
         try
         {
-            // 1:2 per transport, 16 agents: at 2:4 its 32 agents, whatever the rate (200 or 2,000 msg/s alike: 135 and 149 CPU-s
-            // alone), kept 150-250 threads runnable for a minute, and a daemon of the other lane starting beside it (1.5 CPU-s
-            // to serve) took 11-37 s to answer health in five of 42 starts, once over its 30 s (SoakAgentTests, 2026-11-29).
-            // Fan-out to many agents is CrossProcessScenarioTests'; what this soak's checks ask for is time. And at nice 19,
-            // with everything it starts: it takes what the other lane leaves (beside a daemon starting every 1.3 s, the
-            // starts stayed at 1.3-2.7 s; at the default weight the same soak held two of them 21-31 s).
-            // Every transport at once. 45 s of warmup once hid agents' descriptors "opened for good" in a window after a
-            // 10 s one (1 run in 3); those were a moment's (an agent walking its own /proc/self/fd for its sample), which
-            // the check now leaves out by comparing the fewest over five clean samples at each end (9f9542a). 10 s
-            // measured at a sample a second keeps those two fives apart.
-            // Paced with BLOCK waits: closed loop, eight transports' 32 agents saturated both cores, so the agents took
-            // ~20 s to start and each live-heap reading of 29 processes ~15 s (75 s in all against 54 s paced, alone).
-            // The leak, descriptor and /dev/shm checks ask for time, not pressure; closed-loop delivery on every
-            // transport at once is CrossProcessScenarioTests', and bench/soak.sh soaks closed loop unless told.
+            // 1:2 per transport, 16 agents: at 2:4 its 32 agents kept 150-250 threads runnable for a minute beside the other
+            // lanes (2026-11-29). Fan-out to many agents is CrossProcessScenarioTests'. Every transport at once, paced with
+            // BLOCK waits: the leak, descriptor and /dev/shm checks ask for time, not pressure (closed-loop delivery on every
+            // transport at once is CrossProcessScenarioTests', and bench/soak.sh soaks closed loop unless told). 10 s measured
+            // at a sample a second keeps apart the two fives of clean descriptor samples its check compares (9f9542a).
+            // 200 msg/s, at nice 10, with everything it starts. The soak runs beside two lanes at the default weight. At
+            // nice 19 and 2,000 msg/s it fell behind whenever they kept both cores busy: in a hosted CI run (2026-11-30) its
+            // /metrics went unanswered for 10 s three times and four transports' agents missed the daemon's 10 s heartbeat
+            // ("sent no report for 12.5 s"), so their scenarios failed and counted what they had not received as lost. Beside
+            // two nice-0 busy loops a nice-19 soak's daemon did not even serve within 30 s (at 200 and 2,000 msg/s alike);
+            // at nice 10 both rates passed (132 and 140 s); beside one loop, nice 19 passed. Alone, 200 msg/s took 70 against
+            // 83 CPU-s. The verdicts are of memory, descriptors, shared memory and loss, whatever the rate.
             var (exitCode, stdout, stderr) = await SoakTool.RunAsync(
-                ["10s", "--warmup", "10s", "--parallel", "--rate", "2000", "--wait", "block", "--topology", "1:2", "--json", json],
-                TimeSpan.FromMinutes(8), nice: 19);
+                ["10s", "--warmup", "10s", "--parallel", "--rate", "200", "--wait", "block", "--topology", "1:2", "--json", json],
+                TimeSpan.FromMinutes(8), nice: 10);
             output.WriteLine(stderr);
             output.WriteLine(stdout);
             Assert.True(exitCode == 0, $"The soak failed (exit code {exitCode}); its report is above.");
@@ -46,7 +44,7 @@ public sealed class SoakTests(ITestOutputHelper output)
             var results = root.GetProperty("results").EnumerateArray().ToList();
             var transports = results.Select(r => r.GetProperty("transport").GetString()).ToList();
             Assert.Superset(new HashSet<string?> { "channels", "named-pipes", "uds", "tcp", "shm-ring" }, transports.ToHashSet());
-            Assert.Equal(2000, root.GetProperty("options").GetProperty("ratePerPublisher").GetDouble());
+            Assert.Equal(200, root.GetProperty("options").GetProperty("ratePerPublisher").GetDouble());
             Assert.Equal((1, 2), (root.GetProperty("options").GetProperty("publishers").GetInt32(), root.GetProperty("options").GetProperty("subscribers").GetInt32()));
             foreach (var r in results)
             {
