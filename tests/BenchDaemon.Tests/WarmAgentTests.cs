@@ -76,7 +76,8 @@ public sealed class WarmAgentTests(ITestOutputHelper output)
     /// One pair of warm agents serves every scenario, four transports in turn. After each, the test reads what they hold
     /// idle: from /proc, descriptors other than loaded code (a transport's first scenario loads its assemblies) and
     /// threads other than the runtime's own (its pools grow and shrink by themselves); from their final report
-    /// (/metrics), the live heap after the full collection that ends every scenario. It climbs by ~1 MiB an agent over
+    /// (/metrics), the live heap after the full collection that ends every scenario. Descriptors and threads of the last ten
+    /// readings must stay at those of scenarios 31-40 (the fewest of each, so a moment's descriptor is not growth). It climbs by ~1 MiB an agent over
     /// the first 25 or so scenarios, then by 0-16 KB a scenario (three closed-loop runs: +0.1, +0.4, +0.6 MiB for the
     /// pair between scenarios 31-40 and 51-60; its cause is not yet found, docs/how-it-measures.md): the last ten
     /// readings must not exceed those of scenarios 31-40 by more than 1 MiB an agent, which a leak of 50 KB a scenario
@@ -107,8 +108,11 @@ public sealed class WarmAgentTests(ITestOutputHelper output)
         output.WriteLine(table);
         var early = readings.Skip(30).Take(10).ToList();
         var late = readings.TakeLast(10).ToList();
-        Assert.True(late.Max(r => r.Descriptors) <= early.Max(r => r.Descriptors), "descriptors grew:\n" + table);
-        Assert.True(late.Max(r => r.Threads) <= early.Max(r => r.Threads), "threads grew:\n" + table);
+        // Descriptors and threads held by the pair for good show in every later reading; a moment's (a socket of the
+        // scenario just ended, still closing) in one: a fresh-clone CI run (2026-11-30) read 55 once among 54s and failed
+        // on it. So the fewest of the last ten against the fewest of 31-40 (as the soak's descriptor check, 9f9542a).
+        Assert.True(late.Min(r => r.Descriptors) <= early.Min(r => r.Descriptors), "descriptors grew:\n" + table);
+        Assert.True(late.Min(r => r.Threads) <= early.Min(r => r.Threads), "threads grew:\n" + table);
         Assert.True(late.Max(r => r.Heap) <= early.Max(r => r.Heap) + pids!.Length * (1 << 20), "the live heap grew:\n" + table);
         Assert.DoesNotContain("Not reusing", daemon.Output.Text, StringComparison.Ordinal);
     }
