@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace IpcBench.Daemon.Tests.Infrastructure;
 
 /// <summary>
@@ -49,37 +47,15 @@ internal static class ChromiumTools
         .Concat((Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(':', StringSplitOptions.RemoveEmptyEntries).Select(d => Path.Combine(d, "node")))
         .FirstOrDefault(File.Exists);
 
-    /// <summary>Runs check-report.mjs on a report file; returns its one JSON line. The script kills its browser itself.</summary>
-    public static async Task<string> CheckAsync(string report, string screenshot)
+    /// <summary>Opens a report file in the run's one Chromium (<see cref="ChromiumSession"/>); check-report.mjs's JSON line for it.</summary>
+    public static Task<string> CheckAsync(string report, string screenshot)
     {
         if (Missing is { } missing)
         {
             throw new Xunit.Sdk.XunitException($"{missing} (required: CI=true or IPCBENCH_REQUIRE_CHROMIUM=1)");
         }
 
-        var start = new ProcessStartInfo(Node!, [CheckScript, report, screenshot])
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-            WorkingDirectory = TestsDirectory,
-        };
-        using var process = Process.Start(start) ?? throw new InvalidOperationException("node did not start");
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(120));
-        try
-        {
-            await process.WaitForExitAsync(timeout.Token);
-        }
-        catch (OperationCanceledException)
-        {
-            process.Kill(entireProcessTree: true);
-            throw new Xunit.Sdk.XunitException($"check-report.mjs did not finish in 120 s; stderr: {await stderr}");
-        }
-
-        Assert.True(process.ExitCode == 0, $"check-report.mjs exited {process.ExitCode}: {await stderr}");
-        return await stdout;
+        return ChromiumSession.CheckAsync(Node!, CheckScript, TestsDirectory, report, screenshot, TimeSpan.FromSeconds(120));
     }
 }
 
