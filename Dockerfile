@@ -15,8 +15,9 @@ RUN cargo build --release --locked
 
 # 2. dotnet publish of the agent and the daemon into one directory (the daemon looks for BenchAgent beside itself).
 #    The library built above goes where IpcBench.Iceoryx2.csproj expects it; Iox2SkipNativeBuild=true makes the
-#    build use it instead of running cargo (the SDK image has no Rust toolchain). The scenario database's SQLite is
-#    Microsoft.Data.Sqlite's native e_sqlite3, published under runtimes/<rid>/native: checked for this machine's RID.
+#    build use it instead of running cargo (the SDK image has no Rust toolchain). The daemon builds for the SDK's own RID
+#    (ReadyToRun, BenchDaemon.csproj), so the scenario database's SQLite, Microsoft.Data.Sqlite's native e_sqlite3 for
+#    this machine, is published beside it.
 FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
 WORKDIR /src
 COPY . .
@@ -24,7 +25,7 @@ COPY --from=native /src/native/iceoryx2-ipcbench/target/release/libipcbench_iox2
 RUN dotnet publish src/BenchAgent/BenchAgent.csproj -c Release -o /app -p:Iox2SkipNativeBuild=true \
  && dotnet publish src/BenchDaemon/BenchDaemon.csproj -c Release -o /app -p:Iox2SkipNativeBuild=true \
  && test -f /app/libipcbench_iox2.so && test -x /app/BenchDaemon && test -x /app/BenchAgent \
- && test -f "/app/runtimes/linux-$(uname -m | sed 's/x86_64/x64/;s/aarch64/arm64/')/native/libe_sqlite3.so"
+ && test -f /app/libe_sqlite3.so
 
 # 3. Runtime: ASP.NET Core (Kestrel for the control and metrics ports) includes the .NET runtime the agent needs.
 FROM mcr.microsoft.com/dotnet/aspnet:10.0
