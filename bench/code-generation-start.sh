@@ -7,7 +7,7 @@
 # Usage: bench/code-generation-start.sh [SETTING...]     a SETTING is space-separated VAR=value pairs, quoted
 #   default settings: "DOTNET_TieredCompilation=0" "DOTNET_TieredPGO=0" "" (the runtime's default), each with
 #   IpcBench__CodeSettleTimeoutSeconds=0 (no settling wait) unless the setting names it. A word daemon=PATH in a
-#   setting runs that BenchDaemon instead of the build's (e.g. a ReadyToRun publish: bench/ready-to-run-start.sh).
+#   setting runs that BenchDaemon instead of the build's (e.g. another checkout's build, to compare two builds).
 # Knobs: ROUNDS=3, GRPCURL. Needs: a Release build of src/BenchDaemon, grpcurl, jq, python3.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
