@@ -9,7 +9,13 @@ namespace IpcBench.Daemon.Tests;
 /// The dashboards against real data: a daemon, a real Prometheus scraping it every second (one pair for the class),
 /// a 2:2 scenario on two transports, and every PromQL expression of every dashboard evaluated through Prometheus' HTTP API.
 /// </summary>
-[Collection(DaemonCollection.Name)]
+/// <remarks>
+/// In the wait lane: what the class holds is that each query has data, not how fast anything ran, and most of its time
+/// is Prometheus' scrapes and rate windows going by. So every scenario is paced with BLOCK waits (<see cref="Specs.Paced"/>),
+/// a small share of a core, and its 45 s wait beside the other lanes rather than in the measuring lane, which ended the
+/// test run 70 s after the others (2026-11-30).
+/// </remarks>
+[Collection(WaitCollection.Name)]
 public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper output) : IClassFixture<ScrapedDaemon>
 {
     /// <summary>Grafana's $__rate_interval for a 1 s scrape interval: max(4 × scrape interval, $__interval + scrape interval).</summary>
@@ -25,10 +31,10 @@ public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper
         using var log = daemon.LogTo(output);
         string instance = $"127.0.0.1:{daemon.MetricsPort}";
 
-        // Rate-limited (2 × 20k msg/s, 4 deliveries each): load enough to measure, room enough that scrapes stay on time.
+        // Paced (2 × 2,000 msg/s, 4 deliveries each, BLOCK waits): every series moves, the scrapes stay on time.
         // Both transports side by side: every query names its scenario or transport.
         var runs = (await Task.WhenAll(((string[])["uds", "tcp"]).Select(transport => daemon.RunScenarioAsync(
-            Specs.Stream(transport, publishers: 2, subscribers: 2, Duration, Warmup, payloadBytes: 1024).With(s => s.RatePerPublisher = 20_000))))).ToList();
+            Specs.Stream(transport, publishers: 2, subscribers: 2, Duration, Warmup, payloadBytes: 1024).Paced())))).ToList();
         foreach (var result in runs)
         {
             new ScenarioExpectations(result, daemon).CompletedWithoutLoss(subscribersPerPublisher: 2).Verify();
@@ -133,7 +139,7 @@ public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper
         Assert.Contains(queries, IsSoakOnly);
 
         var soak = await daemon.StartScenarioAsync(Specs.Stream("uds", publishers: 1, subscribers: 2, duration: null, warmup: Warmup, payloadBytes: 1024)
-            .With(s => s.RatePerPublisher = 5000));
+            .Paced());
         // The daemon is shared with the other tests: never leave the soak running, whatever fails.
         try
         {
@@ -187,13 +193,16 @@ public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper
         var queries = Dashboards.Files.SelectMany(Dashboards.Queries).Where(q => q.Expression.Contains("ipcbench_suite_", StringComparison.Ordinal)).ToList();
         Assert.True(queries.Count >= 4, $"only {queries.Count} suite queries in the dashboards");
 
-        // 4 payloads x 2 rounds of channels, 1 s each after 0.5 s warmup: about 14 s, long enough to look at mid-way.
+        // 4 payloads x 2 rounds of channels, 1 s each after 0.5 s warmup: about 14 s, long enough to look at mid-way. Paced
+        // with BLOCK waits, as every scenario of this lane.
         var spec = new SuiteSpec
         {
             Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(TimeSpan.FromSeconds(1)),
             Warmup = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(TimeSpan.FromSeconds(0.5)),
             Repetitions = 2,
+            RatePerPublisher = Specs.PacedRate,
         };
+        spec.WaitStrategies.Add(WaitStrategy.Block);
         spec.Transports.Add("channels");
         spec.PayloadBytes.AddRange([8, 64, 512, 4096]);
         var started = await daemon.Control.StartSuiteAsync(new StartSuiteRequest { Spec = spec });
@@ -260,7 +269,7 @@ public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper
 
     /// <summary>
     /// The compare dashboard's Machines row against two real daemons, one Prometheus scraping both, each running the same
-    /// scenario (uds, 1 KB, rate-limited): late in both measured windows every query of the row has a finite series for
+    /// scenario (uds, 1 KB, paced): late in both measured windows every query of the row has a finite series for
     /// each instance, and its CPU stays in range.
     /// </summary>
     [PrometheusFact]
@@ -275,7 +284,7 @@ public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper
         Assert.True(queries.Count == 4, $"the Machines row has {queries.Count} queries: {string.Join("; ", queries)}");
 
         var runs = await Task.WhenAll(new[] { first, second }.Select(daemon => daemon.RunScenarioAsync(
-            Specs.Stream("uds", publishers: 1, subscribers: 1, Duration, Warmup, payloadBytes: 1024).With(s => s.RatePerPublisher = 20_000))));
+            Specs.Stream("uds", publishers: 1, subscribers: 1, Duration, Warmup, payloadBytes: 1024).Paced())));
         Assert.All(runs.Zip([first, second]), pair => new ScenarioExpectations(pair.First, pair.Second).CompletedWithoutLoss(subscribersPerPublisher: 1).Verify());
         await UntilScrapedAsync(prometheus, $"ipcbench_scenario_end_time_seconds{{scenario=~\"{string.Join('|', runs.Select(r => r.Id))}\"}}",
             samples => samples.Count == runs.Length, "the end times of both scenarios");
