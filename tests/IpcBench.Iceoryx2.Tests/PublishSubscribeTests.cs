@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using IpcBench.Iceoryx2.TestPeer;
+using IpcBench.Transports.Tests;
 using Xunit.Abstractions;
 
 namespace IpcBench.Iceoryx2.Tests;
@@ -382,12 +383,14 @@ public class PublishSubscribeTests(ITestOutputHelper output)
             Round(); // warm up (JIT, tiering, P/Invoke stubs)
         }
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < 10_000; i++)
+        // The least of three runs: the runtime's one-off work on this thread (a tier-up, a type load) lands in one run,
+        // an allocation of the hot path in each.
+        Assert.Equal(0, ThreadAllocations.LeastOf(3, () =>
         {
-            Round();
-        }
-
-        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+            for (int i = 0; i < 10_000; i++)
+            {
+                Round();
+            }
+        }));
     }
 }
