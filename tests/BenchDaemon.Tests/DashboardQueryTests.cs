@@ -195,7 +195,7 @@ public sealed class DashboardQueryTests(ScrapedDaemon scraped, ITestOutputHelper
         Assert.True(queries.Count >= 4, $"only {queries.Count} suite queries in the dashboards");
 
         // 4 payloads x 2 rounds of channels, 1 s each after 0.5 s warmup: about 14 s, long enough to look at mid-way. Paced
-        // with BLOCK waits, as every scenario of this lane.
+        // with BLOCK waits, as every scenario of this class.
         var spec = new SuiteSpec
         {
             Duration = Google.Protobuf.WellKnownTypes.Duration.FromTimeSpan(TimeSpan.FromSeconds(1)),
